@@ -1,0 +1,54 @@
+# pi-lsp — build, test, bench, lint.
+GO      ?= go
+BIN     := bin/pi-lsp
+PKGS    := ./...
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+
+.PHONY: all build run test test-go test-node test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/pi-lsp
+
+run: build
+	./$(BIN) serve
+
+# Every test: Go (with the race detector), the Node clients, the editors.
+test: build test-go test-node test-vscode test-neovim
+
+test-go:
+	$(GO) test -race -count=1 $(PKGS)
+
+test-node: build
+	@if [ -d test/node ]; then cd test/node && npm ci --no-audit --no-fund >/dev/null && PI_LSP_BIN=$(CURDIR)/$(BIN) node --test; fi
+
+test-vscode: build
+	@if [ -f editors/vscode/Makefile ]; then $(MAKE) -C editors/vscode test PI_LSP_BIN=$(CURDIR)/$(BIN); fi
+
+test-vscode-e2e: build
+	@if [ -f editors/vscode/Makefile ]; then $(MAKE) -C editors/vscode e2e PI_LSP_BIN=$(CURDIR)/$(BIN); fi
+
+test-neovim: build
+	@if [ -f editors/neovim/Makefile ]; then $(MAKE) -C editors/neovim test PI_LSP_BIN=$(CURDIR)/$(BIN); fi
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; fi
+
+fuzz:
+	@for t in $$(grep -rl 'func Fuzz' --include='*_test.go' . | xargs -n1 dirname | sort -u); do \
+	  for f in $$(grep -ho 'func Fuzz[A-Za-z0-9_]*' $$t/*_test.go | sed 's/func //'); do \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 20s $$t || exit 1; done; done
+
+lint:
+	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+	$(GO) vet $(PKGS)
+	staticcheck $(PKGS)
+
+install:
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/pi-lsp
+
+clean:
+	rm -rf bin dist

@@ -1,0 +1,142 @@
+package harness
+
+import (
+	"encoding/json"
+
+	"github.com/pi-lsp/pi-lsp/llm"
+)
+
+// EventType names a harness event. The names follow pi's AgentEvent.
+type EventType string
+
+// Harness events, in the order a run emits them.
+const (
+	EvAgentStart      EventType = "agent_start"
+	EvAgentEnd        EventType = "agent_end"
+	EvTurnStart       EventType = "turn_start"
+	EvTurnEnd         EventType = "turn_end"
+	EvMessageStart    EventType = "message_start"
+	EvMessageUpdate   EventType = "message_update"
+	EvMessageEnd      EventType = "message_end"
+	EvToolStart       EventType = "tool_execution_start"
+	EvToolUpdate      EventType = "tool_execution_update"
+	EvToolEnd         EventType = "tool_execution_end"
+	EvQueueUpdate     EventType = "queue_update"
+	EvRetryStart      EventType = "retry_start"
+	EvRetryEnd        EventType = "retry_end"
+	EvPhase           EventType = "phase_change"
+	EvCompactionStart EventType = "compaction_start"
+	EvCompactionEnd   EventType = "compaction_end"
+	EvApproval        EventType = "approval_pending"  // Approval set: waiting on the user
+	EvApprovalDone    EventType = "approval_resolved" // ToolCallID, Decision
+	EvQuestion        EventType = "question_pending"
+	EvQuestionDone    EventType = "question_resolved"
+	EvPlan            EventType = "plan_pending"
+	EvPlanDone        EventType = "plan_resolved"
+	EvTasks           EventType = "tasks_update"
+	EvMode            EventType = "mode_change"
+	EvModel           EventType = "model_change"
+	EvThinking        EventType = "thinking_change"
+	EvUsage           EventType = "usage_update"
+	EvSession         EventType = "session_change" // a different session (or leaf) is now current
+	EvError           EventType = "error"
+	EvSkills          EventType = "skills_changed"
+)
+
+// Phase is the harness phase. Entry points that need PhaseIdle answer busy.
+type Phase string
+
+// Harness phases.
+const (
+	PhaseIdle          Phase = "idle"
+	PhaseTurn          Phase = "turn"
+	PhaseCompaction    Phase = "compaction"
+	PhaseBranchSummary Phase = "branch_summary"
+	PhaseRetry         Phase = "retry"
+)
+
+// Task is one item of the live task list.
+type Task struct {
+	ID         string `json:"id"`
+	Content    string `json:"content"`
+	Status     string `json:"status"` // pending | in_progress | completed
+	ActiveForm string `json:"activeForm,omitempty"`
+}
+
+// ApprovalRequest is a tool call waiting on the user's verdict.
+type ApprovalRequest struct {
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Category   string          `json:"category"`
+	Args       json.RawMessage `json:"args"`
+	Display    string          `json:"display"`
+}
+
+// Question is an ask_user question waiting on the user.
+type Question struct {
+	ID            string   `json:"id"`
+	Question      string   `json:"question"`
+	Options       []string `json:"options,omitempty"`
+	SelectionMode string   `json:"selectionMode,omitempty"` // single | multi
+}
+
+// Plan is a submit_plan plan waiting on the user.
+type Plan struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Plan  string `json:"plan"`
+}
+
+// Tokens is the token accounting the harness reports.
+type Tokens struct {
+	Input         int `json:"input"`
+	Output        int `json:"output"`
+	CacheRead     int `json:"cacheRead"`
+	CacheWrite    int `json:"cacheWrite"`
+	Total         int `json:"total"`
+	ContextTokens int `json:"contextTokens"`
+	ContextWindow int `json:"contextWindow"`
+	ReserveTokens int `json:"reserveTokens,omitempty"`
+	KeepRecent    int `json:"keepRecentTokens,omitempty"`
+	Compactions   int `json:"compactions"`
+}
+
+// Event is one ordered harness event. Only the fields that belong to Type are
+// set. Message is a snapshot the receiver may keep; Delta carries what a
+// message_update appended (DeltaKind "text", "thinking" or "toolcall" at
+// ContentIndex), so a consumer never needs to diff messages.
+type Event struct {
+	Type EventType `json:"type"`
+	Seq  uint64    `json:"seq"`
+
+	Message      *llm.Message `json:"message,omitempty"`
+	DeltaKind    string       `json:"deltaKind,omitempty"`
+	Delta        string       `json:"delta,omitempty"`
+	ContentIndex int          `json:"contentIndex,omitempty"`
+
+	ToolCallID string            `json:"toolCallId,omitempty"`
+	ToolName   string            `json:"toolName,omitempty"`
+	Args       json.RawMessage   `json:"args,omitempty"`
+	Output     string            `json:"output,omitempty"` // tool_execution_update: partial output (display-safe); tool_execution_end: result text (display-safe)
+	IsError    bool              `json:"isError,omitempty"`
+	Diff       string            `json:"diff,omitempty"` // tool_execution_end of an edit/write: unified diff
+	Path       string            `json:"path,omitempty"` // file a tool modified
+	Steering   []string          `json:"steering,omitempty"`
+	FollowUp   []string          `json:"followUp,omitempty"`
+	Phase      Phase             `json:"phase,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	Attempt    int               `json:"attempt,omitempty"`
+	DelayMs    int               `json:"delayMs,omitempty"`
+	Approval   *ApprovalRequest  `json:"approval,omitempty"`
+	Decision   string            `json:"decision,omitempty"`
+	Question   *Question         `json:"question,omitempty"`
+	Plan       *Plan             `json:"plan,omitempty"`
+	Tasks      []Task            `json:"tasks,omitempty"`
+	Mode       string            `json:"mode,omitempty"`
+	Model      string            `json:"model,omitempty"`
+	Thinking   llm.ThinkingLevel `json:"thinkingLevel,omitempty"`
+	Tokens     *Tokens           `json:"tokens,omitempty"`
+	Reason     string            `json:"reason,omitempty"` // compaction_*: "threshold" | "overflow" | "manual"; agent_end: stop reason
+	Summary    string            `json:"summary,omitempty"`
+	SessionID  string            `json:"sessionId,omitempty"`
+}

@@ -1,0 +1,368 @@
+package llm
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Role names the kind of an AgentMessage, as pi spells it.
+type Role string
+
+// The message roles pi's v3 session format knows.
+const (
+	RoleUser              Role = "user"
+	RoleAssistant         Role = "assistant"
+	RoleToolResult        Role = "toolResult"
+	RoleBashExecution     Role = "bashExecution"
+	RoleCustom            Role = "custom"
+	RoleBranchSummary     Role = "branchSummary"
+	RoleCompactionSummary Role = "compactionSummary"
+)
+
+// StopReason says why an assistant message ended.
+type StopReason string
+
+// The stop reasons of pi's AssistantMessage.
+const (
+	StopStop    StopReason = "stop"
+	StopLength  StopReason = "length"
+	StopToolUse StopReason = "toolUse"
+	StopError   StopReason = "error"
+	StopAborted StopReason = "aborted"
+)
+
+// Content block types.
+const (
+	BlockText     = "text"
+	BlockImage    = "image"
+	BlockThinking = "thinking"
+	BlockToolCall = "toolCall"
+)
+
+// ContentBlock is one typed block of message content: text, image, thinking or
+// toolCall. Only the fields of its Type are serialised.
+type ContentBlock struct {
+	Type string
+	// text
+	Text string
+	// image
+	Data     string
+	MimeType string
+	// thinking
+	Thinking          string
+	ThinkingSignature string
+	Redacted          bool
+	// toolCall
+	ID        string
+	Name      string
+	Arguments json.RawMessage // a JSON object; nil encodes as {}
+}
+
+// TextBlock returns a text content block.
+func TextBlock(s string) ContentBlock { return ContentBlock{Type: BlockText, Text: s} }
+
+// MarshalJSON writes the block exactly as pi does for its type.
+func (b ContentBlock) MarshalJSON() ([]byte, error) {
+	switch b.Type {
+	case BlockText:
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{b.Type, b.Text})
+	case BlockImage:
+		return json.Marshal(struct {
+			Type     string `json:"type"`
+			Data     string `json:"data"`
+			MimeType string `json:"mimeType"`
+		}{b.Type, b.Data, b.MimeType})
+	case BlockThinking:
+		return json.Marshal(struct {
+			Type              string `json:"type"`
+			Thinking          string `json:"thinking"`
+			ThinkingSignature string `json:"thinkingSignature,omitempty"`
+			Redacted          bool   `json:"redacted,omitempty"`
+		}{b.Type, b.Thinking, b.ThinkingSignature, b.Redacted})
+	case BlockToolCall:
+		args := b.Arguments
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		return json.Marshal(struct {
+			Type      string          `json:"type"`
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}{b.Type, b.ID, b.Name, args})
+	default:
+		return nil, fmt.Errorf("llm: unknown content block type %q", b.Type)
+	}
+}
+
+// UnmarshalJSON reads any block pi writes.
+func (b *ContentBlock) UnmarshalJSON(data []byte) error {
+	var aux struct {
+		Type              string          `json:"type"`
+		Text              string          `json:"text"`
+		Data              string          `json:"data"`
+		MimeType          string          `json:"mimeType"`
+		Thinking          string          `json:"thinking"`
+		ThinkingSignature string          `json:"thinkingSignature"`
+		Redacted          bool            `json:"redacted"`
+		ID                string          `json:"id"`
+		Name              string          `json:"name"`
+		Arguments         json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return fmt.Errorf("llm: content block: %w", err)
+	}
+	*b = ContentBlock{
+		Type: aux.Type, Text: aux.Text, Data: aux.Data, MimeType: aux.MimeType,
+		Thinking: aux.Thinking, ThinkingSignature: aux.ThinkingSignature, Redacted: aux.Redacted,
+		ID: aux.ID, Name: aux.Name, Arguments: aux.Arguments,
+	}
+	return nil
+}
+
+// Cost is the money spent on a message, by token class.
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+	Total      float64 `json:"total"`
+}
+
+// Usage is the provider-reported token usage of one assistant message.
+type Usage struct {
+	Input       int  `json:"input"`
+	Output      int  `json:"output"`
+	CacheRead   int  `json:"cacheRead"`
+	CacheWrite  int  `json:"cacheWrite"`
+	TotalTokens int  `json:"totalTokens"`
+	Cost        Cost `json:"cost"`
+}
+
+// Message is one of pi's AgentMessage variants, told apart by Role. Only the
+// fields that belong to the role are serialised.
+type Message struct {
+	Role      Role
+	Content   []ContentBlock // user, assistant, toolResult, custom
+	Timestamp int64          // Unix milliseconds
+
+	// assistant
+	API          string
+	Provider     string
+	Model        string
+	Usage        Usage
+	StopReason   StopReason
+	ErrorMessage string
+
+	// toolResult
+	ToolCallID string
+	ToolName   string
+	IsError    bool
+	Details    json.RawMessage // toolResult, custom: tool- or extension-specific data
+
+	// bashExecution
+	Command            string
+	Output             string
+	ExitCode           *int
+	Cancelled          bool
+	Truncated          bool
+	FullOutputPath     string
+	ExcludeFromContext bool
+
+	// custom
+	CustomType string
+	Display    bool
+
+	// branchSummary, compactionSummary
+	Summary      string
+	FromID       string
+	TokensBefore int
+}
+
+// UserText builds a user message holding one text block.
+func UserText(text string, ts int64) Message {
+	return Message{Role: RoleUser, Content: []ContentBlock{TextBlock(text)}, Timestamp: ts}
+}
+
+// Text concatenates the text blocks of the message.
+func (m *Message) Text() string {
+	var s string
+	for _, b := range m.Content {
+		if b.Type == BlockText {
+			s += b.Text
+		}
+	}
+	return s
+}
+
+// ToolCalls returns the toolCall blocks of an assistant message.
+func (m *Message) ToolCalls() []ContentBlock {
+	var out []ContentBlock
+	for _, b := range m.Content {
+		if b.Type == BlockToolCall {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func nonNil(c []ContentBlock) []ContentBlock {
+	if c == nil {
+		return []ContentBlock{}
+	}
+	return c
+}
+
+// MarshalJSON writes the message in pi's shape for its role.
+func (m Message) MarshalJSON() ([]byte, error) {
+	switch m.Role {
+	case RoleUser:
+		return json.Marshal(struct {
+			Role      Role           `json:"role"`
+			Content   []ContentBlock `json:"content"`
+			Timestamp int64          `json:"timestamp"`
+		}{m.Role, nonNil(m.Content), m.Timestamp})
+	case RoleAssistant:
+		return json.Marshal(struct {
+			Role         Role           `json:"role"`
+			Content      []ContentBlock `json:"content"`
+			API          string         `json:"api"`
+			Provider     string         `json:"provider"`
+			Model        string         `json:"model"`
+			Usage        Usage          `json:"usage"`
+			StopReason   StopReason     `json:"stopReason"`
+			ErrorMessage string         `json:"errorMessage,omitempty"`
+			Timestamp    int64          `json:"timestamp"`
+		}{m.Role, nonNil(m.Content), m.API, m.Provider, m.Model, m.Usage, m.StopReason, m.ErrorMessage, m.Timestamp})
+	case RoleToolResult:
+		return json.Marshal(struct {
+			Role       Role            `json:"role"`
+			ToolCallID string          `json:"toolCallId"`
+			ToolName   string          `json:"toolName"`
+			Content    []ContentBlock  `json:"content"`
+			Details    json.RawMessage `json:"details,omitempty"`
+			IsError    bool            `json:"isError"`
+			Timestamp  int64           `json:"timestamp"`
+		}{m.Role, m.ToolCallID, m.ToolName, nonNil(m.Content), m.Details, m.IsError, m.Timestamp})
+	case RoleBashExecution:
+		return json.Marshal(struct {
+			Role               Role   `json:"role"`
+			Command            string `json:"command"`
+			Output             string `json:"output"`
+			ExitCode           *int   `json:"exitCode,omitempty"`
+			Cancelled          bool   `json:"cancelled"`
+			Truncated          bool   `json:"truncated"`
+			FullOutputPath     string `json:"fullOutputPath,omitempty"`
+			ExcludeFromContext bool   `json:"excludeFromContext,omitempty"`
+			Timestamp          int64  `json:"timestamp"`
+		}{m.Role, m.Command, m.Output, m.ExitCode, m.Cancelled, m.Truncated, m.FullOutputPath, m.ExcludeFromContext, m.Timestamp})
+	case RoleCustom:
+		return json.Marshal(struct {
+			Role       Role            `json:"role"`
+			CustomType string          `json:"customType"`
+			Content    []ContentBlock  `json:"content"`
+			Display    bool            `json:"display"`
+			Details    json.RawMessage `json:"details,omitempty"`
+			Timestamp  int64           `json:"timestamp"`
+		}{m.Role, m.CustomType, nonNil(m.Content), m.Display, m.Details, m.Timestamp})
+	case RoleBranchSummary:
+		return json.Marshal(struct {
+			Role      Role   `json:"role"`
+			Summary   string `json:"summary"`
+			FromID    string `json:"fromId"`
+			Timestamp int64  `json:"timestamp"`
+		}{m.Role, m.Summary, m.FromID, m.Timestamp})
+	case RoleCompactionSummary:
+		return json.Marshal(struct {
+			Role         Role   `json:"role"`
+			Summary      string `json:"summary"`
+			TokensBefore int    `json:"tokensBefore"`
+			Timestamp    int64  `json:"timestamp"`
+		}{m.Role, m.Summary, m.TokensBefore, m.Timestamp})
+	default:
+		return nil, fmt.Errorf("llm: unknown message role %q", m.Role)
+	}
+}
+
+// UnmarshalJSON reads any AgentMessage pi writes. String content (allowed for
+// user and custom messages) becomes one text block. The v2 role "hookMessage"
+// is read as "custom".
+func (m *Message) UnmarshalJSON(data []byte) error {
+	var aux struct {
+		Role               Role            `json:"role"`
+		Content            json.RawMessage `json:"content"`
+		Timestamp          json.Number     `json:"timestamp"`
+		API                string          `json:"api"`
+		Provider           string          `json:"provider"`
+		Model              string          `json:"model"`
+		Usage              *Usage          `json:"usage"`
+		StopReason         StopReason      `json:"stopReason"`
+		ErrorMessage       string          `json:"errorMessage"`
+		ToolCallID         string          `json:"toolCallId"`
+		ToolName           string          `json:"toolName"`
+		IsError            bool            `json:"isError"`
+		Details            json.RawMessage `json:"details"`
+		Command            string          `json:"command"`
+		Output             string          `json:"output"`
+		ExitCode           *int            `json:"exitCode"`
+		Cancelled          bool            `json:"cancelled"`
+		Truncated          bool            `json:"truncated"`
+		FullOutputPath     string          `json:"fullOutputPath"`
+		ExcludeFromContext bool            `json:"excludeFromContext"`
+		CustomType         string          `json:"customType"`
+		Display            bool            `json:"display"`
+		Summary            string          `json:"summary"`
+		FromID             string          `json:"fromId"`
+		TokensBefore       int             `json:"tokensBefore"`
+	}
+	if err := json.Unmarshal(data, &aux); err != nil {
+		return fmt.Errorf("llm: message: %w", err)
+	}
+	if aux.Role == "" {
+		return fmt.Errorf("llm: message without a role")
+	}
+	if aux.Role == "hookMessage" {
+		aux.Role = RoleCustom
+	}
+	content, err := DecodeContent(aux.Content)
+	if err != nil {
+		return err
+	}
+	ts, _ := aux.Timestamp.Float64()
+	*m = Message{
+		Role: aux.Role, Content: content, Timestamp: int64(ts),
+		API: aux.API, Provider: aux.Provider, Model: aux.Model, StopReason: aux.StopReason, ErrorMessage: aux.ErrorMessage,
+		ToolCallID: aux.ToolCallID, ToolName: aux.ToolName, IsError: aux.IsError, Details: aux.Details,
+		Command: aux.Command, Output: aux.Output, ExitCode: aux.ExitCode, Cancelled: aux.Cancelled, Truncated: aux.Truncated,
+		FullOutputPath: aux.FullOutputPath, ExcludeFromContext: aux.ExcludeFromContext,
+		CustomType: aux.CustomType, Display: aux.Display,
+		Summary: aux.Summary, FromID: aux.FromID, TokensBefore: aux.TokensBefore,
+	}
+	if aux.Usage != nil {
+		m.Usage = *aux.Usage
+	}
+	return nil
+}
+
+// DecodeContent reads content that is either a string or an array of blocks.
+// A string becomes one text block; null or absent becomes nil.
+func DecodeContent(raw json.RawMessage) ([]ContentBlock, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("llm: content string: %w", err)
+		}
+		return []ContentBlock{TextBlock(s)}, nil
+	}
+	var blocks []ContentBlock
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, fmt.Errorf("llm: content blocks: %w", err)
+	}
+	return blocks, nil
+}
