@@ -1,0 +1,236 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// ExhaustedMessage is the error message of the 500 answer given when no
+// scripted response matches a request.
+const ExhaustedMessage = "fakellm: script exhausted"
+
+// Server is a running fake. Its methods are safe for concurrent use.
+type Server struct {
+	// URL is the root of the server, e.g. "http://127.0.0.1:41234". Chat
+	// Completions are served at URL+"/v1/chat/completions" and at
+	// URL+"/chat/completions", so either URL or BaseURL() works as an
+	// OpenAI base URL.
+	URL string
+
+	srv  *httptest.Server
+	done chan struct{} // closed by Close, ends stalls and delays
+
+	mu       sync.Mutex
+	script   []entry
+	requests [][]byte
+	closed   bool
+}
+
+type entry struct {
+	Response
+	used bool
+}
+
+// NewServer starts a fake on a loopback port with the given script and
+// closes it when the test ends.
+func NewServer(tb testing.TB, script ...Response) *Server {
+	tb.Helper()
+	s := newServer(script)
+	s.srv = httptest.NewServer(s.handler())
+	s.URL = s.srv.URL
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a fake listening on addr (e.g. "127.0.0.1:0"). The caller
+// must Close it.
+func Start(addr string, script ...Response) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("llmtest: listen %s: %w", addr, err)
+	}
+	s := newServer(script)
+	s.srv = httptest.NewUnstartedServer(s.handler())
+	_ = s.srv.Listener.Close()
+	s.srv.Listener = ln
+	s.srv.Start()
+	s.URL = s.srv.URL
+	return s, nil
+}
+
+func newServer(script []Response) *Server {
+	s := &Server{done: make(chan struct{})}
+	s.Append(script...)
+	return s
+}
+
+// BaseURL is URL + "/v1", the base URL an OpenAI client expects.
+func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// Close stops the server; streams in progress are cut.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.done)
+	s.mu.Unlock()
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Append adds responses to the end of the script.
+func (s *Server) Append(rs ...Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range rs {
+		s.script = append(s.script, entry{Response: r})
+	}
+}
+
+// Requests returns a copy of every chat request body received so far, in
+// order.
+func (s *Server) Requests() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([][]byte, len(s.requests))
+	for i, b := range s.requests {
+		out[i] = bytes.Clone(b)
+	}
+	return out
+}
+
+// Pending returns how many non-repeating responses are still unconsumed.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, e := range s.script {
+		if !e.used && !e.Repeat {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Server) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.serveChat)
+	mux.HandleFunc("POST /chat/completions", s.serveChat)
+	mux.HandleFunc("GET /requests", s.serveRequests)
+	mux.HandleFunc("POST /script", s.serveScript)
+	return mux
+}
+
+// take records the request and picks its response.
+func (s *Server) take(body []byte) (Response, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, body)
+	n := len(s.requests)
+	for i := range s.script {
+		e := &s.script[i]
+		if e.used || (e.Match != "" && !bytes.Contains(body, []byte(e.Match))) {
+			continue
+		}
+		if !e.Repeat {
+			e.used = true
+		}
+		return e.Response, n, true
+	}
+	return Response{}, n, false
+}
+
+func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "fakellm: reading request: "+err.Error(), 0)
+		return
+	}
+	resp, n, ok := s.take(body)
+	if !ok {
+		writeError(w, http.StatusInternalServerError,
+			fmt.Sprintf("%s: request %d matched no scripted response", ExhaustedMessage, n), 0)
+		return
+	}
+	if resp.Status != 0 && resp.Status != http.StatusOK {
+		msg := resp.Error
+		if msg == "" {
+			msg = fmt.Sprintf("fakellm: status %d", resp.Status)
+		}
+		writeError(w, resp.Status, msg, resp.RetryAfterMs)
+		return
+	}
+	var req struct {
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
+	}
+	_ = json.Unmarshal(body, &req) // a body that is not JSON still gets an answer
+	if !req.Stream {
+		writeJSON(w, http.StatusOK, completion(&resp, req.Model, len(body)))
+		return
+	}
+	st := &streamer{w: w, r: r, done: s.done, resp: &resp, model: req.Model, reqBytes: len(body)}
+	st.run()
+}
+
+func (s *Server) serveRequests(w http.ResponseWriter, _ *http.Request) {
+	reqs := s.Requests()
+	out := make([]any, len(reqs))
+	for i, b := range reqs {
+		if json.Valid(b) {
+			out[i] = json.RawMessage(b)
+		} else {
+			out[i] = string(b)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) serveScript(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "fakellm: reading script: "+err.Error(), 0)
+		return
+	}
+	rs, err := ParseScript(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error(), 0)
+		return
+	}
+	s.Append(rs...)
+	writeJSON(w, http.StatusOK, map[string]int{"appended": len(rs), "pending": s.Pending()})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string, retryAfterMs int) {
+	if retryAfterMs > 0 {
+		w.Header().Set("retry-after-ms", fmt.Sprint(retryAfterMs))
+		w.Header().Set("Retry-After", fmt.Sprint((retryAfterMs+999)/1000))
+	}
+	typ := "server_error"
+	if status < 500 {
+		typ = "invalid_request_error"
+	}
+	if status == http.StatusTooManyRequests {
+		typ = "rate_limit_error"
+	}
+	writeJSON(w, status, map[string]any{"error": map[string]any{
+		"message": msg, "type": typ, "code": strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_")),
+	}})
+}
