@@ -1,0 +1,256 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/pi-lsp/pi-lsp/llm"
+)
+
+// Context is what the model sees for the current branch, as pi's
+// buildSessionContext computes it.
+type Context struct {
+	Messages      []llm.Message
+	EntryIDs      []string // the entry each message came from (the compaction for its summary)
+	Provider      string   // "" when no model was chosen on the branch
+	ModelID       string
+	ThinkingLevel string // "off" unless changed on the branch
+}
+
+// ContextInfo summarises BuildContext without decoding the messages.
+type ContextInfo struct {
+	Messages      int    `json:"messages"`
+	Provider      string `json:"provider,omitempty"`
+	ModelID       string `json:"modelId,omitempty"`
+	ThinkingLevel string `json:"thinkingLevel"`
+	CompactionID  string `json:"compactionId,omitempty"` // the compaction in effect
+}
+
+// plan is the result of walking the branch: which entries give messages.
+type plan struct {
+	compaction int32   // none if no compaction on the branch
+	emit       []int32 // entries that may give a message, in order
+	model      int32   // the last model_change or assistant message, none if none
+	thinking   int32   // the last thinking_level_change, none if none
+}
+
+// planContext walks the branch to the leaf as buildSessionContext does:
+// settings are folded along the whole path; with a compaction the messages
+// are its summary, the path from firstKeptEntryId up to it, then the rest.
+// Called with s.mu held.
+func (s *Session) planContext() (plan, error) {
+	x := &s.idx
+	p := plan{compaction: none, model: none, thinking: none}
+	path := x.path(x.leaf)
+	ci := -1
+	for k, i := range path {
+		switch r := &x.recs[i]; {
+		case r.kind == kThinking:
+			p.thinking = i
+		case r.kind == kModelChange, r.kind == kMessage && r.role == roleOf("assistant"):
+			p.model = i
+		case r.kind == kCompaction:
+			p.compaction, ci = i, k
+		}
+	}
+	if ci < 0 {
+		p.emit = path
+		return p, nil
+	}
+	c, err := s.decode(p.compaction)
+	if err != nil {
+		return p, err
+	}
+	kept := false
+	for _, i := range path[:ci] {
+		if x.recs[i].id == c.FirstKeptEntryID {
+			kept = true
+		}
+		if kept {
+			p.emit = append(p.emit, i)
+		}
+	}
+	p.emit = append(p.emit, path[ci+1:]...)
+	return p, nil
+}
+
+// settings decodes the model and thinking level of a plan.
+func (s *Session) settings(p plan) (provider, modelID, thinking string, err error) {
+	thinking = "off"
+	if p.thinking != none {
+		e, err := s.decode(p.thinking)
+		if err != nil {
+			return "", "", "", err
+		}
+		thinking = e.ThinkingLevel
+	}
+	if p.model != none {
+		if s.idx.recs[p.model].kind == kModelChange {
+			e, err := s.decode(p.model)
+			if err != nil {
+				return "", "", "", err
+			}
+			provider, modelID = e.Provider, e.ModelID
+		} else {
+			// Only the assistant's provider and model are needed: read them
+			// without decoding a possibly large message.
+			line, err := s.line(p.model)
+			if err != nil {
+				return "", "", "", err
+			}
+			m, _ := getMember(line, "message")
+			pv, _ := getMember(m, "provider")
+			mv, _ := getMember(m, "model")
+			provider, modelID = rawString(pv), rawString(mv)
+		}
+	}
+	return provider, modelID, thinking, nil
+}
+
+// BuildContext returns the messages for the model on the current branch,
+// exactly as pi's buildSessionContext: settings folded, the last compaction
+// applied, branch summaries (non-empty) and custom messages converted.
+func (s *Session) BuildContext(ctx context.Context) (Context, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return Context{}, ErrClosed
+	}
+	out := Context{ThinkingLevel: "off"}
+	if s.idx.leaf == none {
+		return out, nil
+	}
+	p, err := s.planContext()
+	if err != nil {
+		return out, err
+	}
+	if out.Provider, out.ModelID, out.ThinkingLevel, err = s.settings(p); err != nil {
+		return out, err
+	}
+	if p.compaction != none {
+		c, err := s.decode(p.compaction)
+		if err != nil {
+			return out, err
+		}
+		out.Messages = append(out.Messages, llm.Message{Role: llm.RoleCompactionSummary, Summary: c.Summary, TokensBefore: c.TokensBefore, Timestamp: c.TimestampMillis()})
+		out.EntryIDs = append(out.EntryIDs, c.ID)
+	}
+	for k, i := range p.emit {
+		if k%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return Context{}, err
+			}
+		}
+		if !s.idx.recs[i].kind.inContext() {
+			continue
+		}
+		e, err := s.decode(i)
+		if err != nil {
+			s.warn(err.Error() + " (left out of the context)")
+			continue
+		}
+		if m, ok := entryMessage(e); ok {
+			out.Messages = append(out.Messages, m)
+			out.EntryIDs = append(out.EntryIDs, e.ID)
+		}
+	}
+	return out, nil
+}
+
+// inContext reports whether entries of this kind can give a message.
+func (k kind) inContext() bool {
+	return k == kMessage || k == kCustomMessage || k == kBranchSummary
+}
+
+// entryMessage converts an entry to its context message (pi's appendMessage
+// inside buildSessionContext).
+func entryMessage(e *Entry) (llm.Message, bool) {
+	switch e.Type {
+	case TypeMessage:
+		if e.Message == nil {
+			return llm.Message{}, false
+		}
+		return *e.Message, true
+	case TypeCustomMessage:
+		return llm.Message{Role: llm.RoleCustom, CustomType: e.CustomType, Content: e.Content, Display: e.Display, Details: e.Details, Timestamp: e.TimestampMillis()}, true
+	case TypeBranchSummary:
+		if e.Summary == "" {
+			return llm.Message{}, false
+		}
+		return llm.Message{Role: llm.RoleBranchSummary, Summary: e.Summary, FromID: e.FromID, Timestamp: e.TimestampMillis()}, true
+	}
+	return llm.Message{}, false
+}
+
+// ContextInfo counts the messages BuildContext would return and reports the
+// model and thinking level, decoding only small entries. It is what
+// "pi-lsp sessions show" prints, cheap even on huge sessions.
+func (s *Session) ContextInfo(ctx context.Context) (ContextInfo, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return ContextInfo{}, ErrClosed
+	}
+	out := ContextInfo{ThinkingLevel: "off"}
+	if s.idx.leaf == none {
+		return out, nil
+	}
+	p, err := s.planContext()
+	if err != nil {
+		return out, err
+	}
+	if out.Provider, out.ModelID, out.ThinkingLevel, err = s.settings(p); err != nil {
+		return out, err
+	}
+	if p.compaction != none {
+		out.Messages++
+		out.CompactionID = s.idx.recs[p.compaction].id
+	}
+	for k, i := range p.emit {
+		if k%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return ContextInfo{}, err
+			}
+		}
+		switch s.idx.recs[i].kind {
+		case kMessage:
+			if s.idx.recs[i].role != 0 {
+				out.Messages++
+			}
+		case kCustomMessage:
+			out.Messages++
+		case kBranchSummary:
+			if e, err := s.decode(i); err == nil && e.Summary != "" {
+				out.Messages++
+			}
+		}
+	}
+	return out, nil
+}
+
+// LatestCustom returns the data of the newest custom entry of customType on
+// the current branch (pi-lsp restores its state from these).
+func (s *Session) LatestCustom(customType string) (json.RawMessage, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, false
+	}
+	x := &s.idx
+	want, ok := x.strIdx[customType]
+	if !ok {
+		return nil, false
+	}
+	for i, steps := x.leaf, 0; i != none && steps <= len(x.recs); i, steps = x.recs[i].parent, steps+1 {
+		if r := &x.recs[i]; r.kind == kCustom && r.aux == want {
+			e, err := s.decode(i)
+			if err != nil {
+				s.warn(err.Error())
+				return nil, false
+			}
+			return e.Data, true
+		}
+	}
+	return nil, false
+}
+

@@ -1,0 +1,266 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// kind is an entry type as a small number, so the index stays compact.
+type kind uint8
+
+const (
+	kUnknown kind = iota
+	kMessage
+	kModelChange
+	kThinking
+	kCompaction
+	kBranchSummary
+	kCustom
+	kCustomMessage
+	kLabel
+	kSessionInfo
+	kLeaf
+)
+
+var kindNames = [...]string{
+	kUnknown: "", kMessage: TypeMessage, kModelChange: TypeModelChange, kThinking: TypeThinkingLevel,
+	kCompaction: TypeCompaction, kBranchSummary: TypeBranchSummary, kCustom: TypeCustom,
+	kCustomMessage: TypeCustomMessage, kLabel: TypeLabel, kSessionInfo: TypeSessionInfo, kLeaf: TypeLeaf,
+}
+
+func kindOf(t string) kind {
+	for k, n := range kindNames {
+		if k > 0 && n == t {
+			return kind(k)
+		}
+	}
+	return kUnknown
+}
+
+// Message roles as small numbers (0 = not a message or no role).
+var roleNames = [...]string{"", "user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+
+const roleOther = uint8(len(roleNames))
+
+func roleOf(r string) uint8 {
+	if r == "" {
+		return 0
+	}
+	if r == "hookMessage" { // v2 name of "custom"
+		r = "custom"
+	}
+	for i, n := range roleNames {
+		if i > 0 && n == r {
+			return uint8(i)
+		}
+	}
+	return roleOther
+}
+
+const none = int32(-1)
+
+// rec is the index record of one entry: where its line is and how it links
+// into the tree. No decoded content is kept.
+type rec struct {
+	id      string
+	off     int64 // byte offset of the line
+	n       int32 // line length without the newline
+	parent  int32 // none = root
+	child   int32 // first child, none if none
+	sibling int32 // next sibling, none if last
+	kind    kind
+	role    uint8
+	aux     int32 // custom/custom_message: customType; unknown kind: type name (both in strs)
+}
+
+type labelVal struct{ label, ts string }
+
+// index is the in-memory tree of a session file.
+type index struct {
+	recs    []rec
+	byID    map[string]int32
+	strs    []string // interned customType values and unknown type names
+	strIdx  map[string]int32
+	labels  map[string]labelVal // by target id
+	name    string
+	leaf    int32            // current leaf, none = before the first entry
+	pending map[int32]string // parent ids not yet seen while scanning
+	linear  bool             // v1 file: ids and parents are synthesised
+}
+
+func newIndex(linear bool) index {
+	return index{byID: map[string]int32{}, strIdx: map[string]int32{}, labels: map[string]labelVal{}, leaf: none, linear: linear}
+}
+
+func (x *index) intern(s string) int32 {
+	if i, ok := x.strIdx[s]; ok {
+		return i
+	}
+	i := int32(len(x.strs))
+	x.strs = append(x.strs, s)
+	x.strIdx[s] = i
+	return i
+}
+
+// typeName returns the entry type of record i.
+func (x *index) typeName(i int32) string {
+	r := &x.recs[i]
+	if r.kind == kUnknown {
+		return x.strs[r.aux]
+	}
+	return kindNames[r.kind]
+}
+
+// add indexes one entry line. It returns a warning for odd but tolerated
+// lines (a label or leaf entry that does not decode).
+func (x *index) add(li lineInfo, line []byte, off int64) string {
+	i := int32(len(x.recs))
+	r := rec{off: off, n: int32(len(line)), parent: none, child: none, sibling: none, kind: kindOf(li.typ), role: roleOf(li.role)}
+	if r.kind == kUnknown {
+		r.aux = x.intern(li.typ)
+	}
+	if r.kind == kCustom || r.kind == kCustomMessage {
+		r.aux = x.intern(li.customType)
+	}
+	if r.kind != kMessage {
+		r.role = 0
+	}
+	if x.linear {
+		// pi's migrateV1ToV2: every entry gets an id, parented on the one before.
+		r.id = fmt.Sprintf("%08x", i+1)
+		if i > 0 {
+			r.parent = i - 1
+		}
+	} else {
+		r.id = li.id
+		if li.hasParent && !li.parentNull && li.parent != li.id {
+			if p, ok := x.byID[li.parent]; ok {
+				r.parent = p
+			} else {
+				if x.pending == nil {
+					x.pending = map[int32]string{}
+				}
+				x.pending[i] = li.parent
+			}
+		}
+	}
+	x.recs = append(x.recs, r)
+	x.byID[r.id] = i
+	return x.after(i, line)
+}
+
+// after applies an entry's effect on labels, name and leaf, as pi's
+// _buildIndex does (every entry becomes the leaf; a leaf entry moves it).
+func (x *index) after(i int32, line []byte) string {
+	r := &x.recs[i]
+	x.leaf = i
+	switch r.kind {
+	case kLabel:
+		var l struct {
+			TargetID string  `json:"targetId"`
+			Label    *string `json:"label"`
+			TS       string  `json:"timestamp"`
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			return fmt.Sprintf("label entry %s: %v", r.id, err)
+		}
+		if l.Label != nil && *l.Label != "" {
+			x.labels[l.TargetID] = labelVal{*l.Label, l.TS}
+		} else {
+			delete(x.labels, l.TargetID)
+		}
+	case kSessionInfo:
+		var si struct {
+			Name *string `json:"name"`
+		}
+		if err := json.Unmarshal(line, &si); err != nil {
+			return fmt.Sprintf("session_info entry %s: %v", r.id, err)
+		}
+		x.name = ""
+		if si.Name != nil {
+			x.name = strings.TrimSpace(*si.Name)
+		}
+	case kLeaf:
+		var lf struct {
+			TargetID json.RawMessage `json:"targetId"`
+		}
+		if err := json.Unmarshal(line, &lf); err != nil {
+			x.leaf = r.parent
+			return fmt.Sprintf("leaf entry %s: %v", r.id, err)
+		}
+		x.leaf = r.parent
+		if lf.TargetID != nil {
+			if t, ok := stringValue(lf.TargetID); !ok || t == "" {
+				x.leaf = none
+			} else if ti, ok := x.byID[t]; ok {
+				x.leaf = ti
+			}
+		}
+	}
+	return ""
+}
+
+// finish resolves parents that appeared after their children and links
+// children in file order.
+func (x *index) finish() {
+	for i, pid := range x.pending {
+		if p, ok := x.byID[pid]; ok && p != i {
+			x.recs[i].parent = p
+		}
+	}
+	x.pending = nil
+	for i := len(x.recs) - 1; i >= 0; i-- {
+		p := x.recs[i].parent
+		if p != none {
+			x.recs[i].sibling = x.recs[p].child
+			x.recs[p].child = int32(i)
+		}
+	}
+}
+
+// link appends record i to its parent's children (after finish).
+func (x *index) link(i int32) {
+	p := x.recs[i].parent
+	if p == none {
+		return
+	}
+	c := x.recs[p].child
+	if c == none {
+		x.recs[p].child = i
+		return
+	}
+	for x.recs[c].sibling != none {
+		c = x.recs[c].sibling
+	}
+	x.recs[c].sibling = i
+}
+
+// path returns the records from the root to i (none gives an empty path).
+// A parent cycle (only possible in a hand-edited file) is cut.
+func (x *index) path(i int32) []int32 {
+	var p []int32
+	for steps := 0; i != none && steps <= len(x.recs); steps++ {
+		p = append(p, i)
+		i = x.recs[i].parent
+	}
+	for a, b := 0, len(p)-1; a < b; a, b = a+1, b-1 {
+		p[a], p[b] = p[b], p[a]
+	}
+	return p
+}
+
+// children lists the children of i in file order.
+func (x *index) children(i int32) []int32 {
+	var out []int32
+	for c := x.recs[i].child; c != none; c = x.recs[c].sibling {
+		out = append(out, c)
+	}
+	return out
+}
+
+// lookup returns the record of id.
+func (x *index) lookup(id string) (int32, bool) {
+	i, ok := x.byID[id]
+	return i, ok
+}

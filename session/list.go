@@ -1,0 +1,209 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Info describes a session file for a session list.
+type Info struct {
+	ID            string    `json:"id"`
+	Path          string    `json:"path"`
+	Cwd           string    `json:"cwd"`
+	Name          string    `json:"name,omitempty"`
+	FirstMessage  string    `json:"firstMessage"`
+	ParentSession string    `json:"parentSession,omitempty"`
+	Created       time.Time `json:"created"`
+	Modified      time.Time `json:"modified"`
+	EntryCount    int       `json:"entryCount"`
+}
+
+// List returns the sessions of cwd under root, newest first. It reads each
+// file once without decoding its messages: the header, the first user
+// message, session_info lines (found by their "type" prefix, which is
+// where pi and pi-lsp write it) and a count of entry lines. Modified is the
+// file's modification time (the time of its last append). Files that are
+// not sessions are skipped; hidden sessions (the "subagents" subdirectory)
+// are not listed.
+func List(ctx context.Context, root, cwd string) ([]Info, error) {
+	files, err := sessionFiles(DirFor(root, cwd))
+	if err != nil {
+		return nil, err
+	}
+	return infos(ctx, files)
+}
+
+// ListAll returns the sessions of every cwd under root, newest first.
+func ListAll(ctx context.Context, root string) ([]Info, error) {
+	dirs, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: list %s: %w", root, err)
+	}
+	var files []string
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		f, err := sessionFiles(filepath.Join(root, d.Name()))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f...)
+	}
+	return infos(ctx, files)
+}
+
+// sessionFiles lists the *.jsonl regular files directly in dir.
+func sessionFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: list %s: %w", dir, err)
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out, nil
+}
+
+// infos reads the files in parallel and sorts them newest first.
+func infos(ctx context.Context, files []string) ([]Info, error) {
+	out := make([]*Info, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(files), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = readInfo(files[i])
+			}
+		}()
+	}
+	var err error
+feed:
+	for i := range files {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	list := make([]Info, 0, len(files))
+	for _, in := range out {
+		if in != nil {
+			list = append(list, *in)
+		}
+	}
+	sort.SliceStable(list, func(a, b int) bool { return list[a].Modified.After(list[b].Modified) })
+	return list, nil
+}
+
+var (
+	typeSessionInfo = []byte(`"type":"session_info"`)
+	typeMessage     = []byte(`"type":"message"`)
+	typeHeader      = []byte(`"type":"session"`)
+)
+
+// readInfo reads one file's Info, or nil if it is not a session.
+func readInfo(path string) *Info {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	info := &Info{Path: path, Modified: st.ModTime()}
+	r := bufio.NewReaderSize(f, 64<<10)
+	var long []byte
+	header := true
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, chunk...)
+			continue
+		}
+		line := chunk
+		if len(long) > 0 {
+			long = append(long, chunk...)
+			line = long
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 {
+			if header {
+				h, ok := decodeHeader(line)
+				if !ok {
+					return nil
+				}
+				header = false
+				info.ID, info.Cwd, info.ParentSession = h.ID, h.Cwd, h.ParentSession
+				if t, err := time.Parse(time.RFC3339Nano, h.Timestamp); err == nil {
+					info.Created = t
+				} else {
+					info.Created = st.ModTime()
+				}
+			} else {
+				info.addLine(line)
+			}
+		}
+		long = long[:0]
+		if err == io.EOF || (err != nil && err != bufio.ErrBufferFull) {
+			break
+		}
+	}
+	if header {
+		return nil
+	}
+	return info
+}
+
+// addLine accounts for one entry line of a listed file.
+func (info *Info) addLine(line []byte) {
+	prefix := line[:min(len(line), 48)]
+	if bytes.Contains(prefix, typeHeader) && !bytes.Contains(prefix, typeSessionInfo) {
+		return // a repeated header
+	}
+	info.EntryCount++
+	switch {
+	case bytes.Contains(prefix, typeSessionInfo):
+		if e, err := decodeEntry(line); err == nil && e.Type == TypeSessionInfo {
+			info.Name = strings.TrimSpace(e.Name)
+		}
+	case info.FirstMessage == "" && bytes.Contains(prefix, typeMessage):
+		if li, err := scanLine(line); err != nil || li.role != "user" {
+			return
+		}
+		if e, err := decodeEntry(line); err == nil && e.Message != nil {
+			info.FirstMessage = blocksText(e.Message.Content)
+		}
+	}
+}

@@ -1,0 +1,387 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// This file holds a small structural JSON scanner for session lines.
+//
+// Why not encoding/json: opening a session must index a 100+ MB file in a
+// fraction of a second. encoding/json validates and tokenises every byte of
+// every message body, which is several times slower than what indexing
+// needs: the top-level "type", "id", "parentId" (and a message's "role").
+// This scanner walks the top-level members of a line, skips string bodies
+// with bytes.IndexByte (vectorised), and checks that brackets balance and
+// match, so torn and truncated lines are always detected. It does not check
+// scalars nested inside values; an entry that passes here but is not valid
+// JSON fails later, when it is decoded with encoding/json, and is reported
+// then. FuzzScanLine checks that every line encoding/json accepts is accepted
+// here with the same fields.
+
+var (
+	errTruncated = errors.New("truncated JSON")
+	errSyntax    = errors.New("invalid JSON")
+)
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string that opens at b[i]
+// (b[i] == '"') and whether the body contains a backslash escape.
+func skipString(b []byte, i int) (end int, escaped bool, err error) {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, false, errTruncated
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n > 0 {
+			escaped = true
+		}
+		if n%2 == 0 {
+			if !escaped && bytes.IndexByte(b[i+1:q], '\\') >= 0 {
+				escaped = true
+			}
+			return q + 1, escaped, nil
+		}
+		j = q + 1
+	}
+}
+
+// skipValue returns the index just past the JSON value that starts at b[i].
+func skipValue(b []byte, i int) (int, error) {
+	if i >= len(b) {
+		return 0, errTruncated
+	}
+	switch c := b[i]; {
+	case c == '"':
+		end, _, err := skipString(b, i)
+		return end, err
+	case c == '{' || c == '[':
+		return skipNested(b, i)
+	default:
+		return skipScalar(b, i)
+	}
+}
+
+// skipNested skips a balanced object or array, checking that brackets match.
+func skipNested(b []byte, i int) (int, error) {
+	var small [32]byte
+	stack := small[:0]
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			end, _, err := skipString(b, j)
+			if err != nil {
+				return 0, err
+			}
+			j = end - 1
+		case '{':
+			stack = append(stack, '}')
+		case '[':
+			stack = append(stack, ']')
+		case '}', ']':
+			if len(stack) == 0 || stack[len(stack)-1] != b[j] {
+				return 0, errSyntax
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return j + 1, nil
+			}
+		}
+	}
+	return 0, errTruncated
+}
+
+// skipScalar skips true, false, null or a number, and checks it is one.
+func skipScalar(b []byte, i int) (int, error) {
+	j := i
+	for j < len(b) {
+		c := b[j]
+		if c == ',' || c == '}' || c == ']' || isSpace(c) {
+			break
+		}
+		j++
+	}
+	lit := b[i:j]
+	switch string(lit) {
+	case "true", "false", "null":
+		return j, nil
+	}
+	if !validNumber(lit) {
+		if j == len(b) {
+			return 0, errTruncated
+		}
+		return 0, errSyntax
+	}
+	return j, nil
+}
+
+// validNumber reports whether s is a JSON number.
+func validNumber(s []byte) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	if i >= len(s) {
+		return false
+	}
+	switch {
+	case s[i] == '0':
+		i++
+	case s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == d {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// member is one top-level member of a JSON object: its key (raw, between
+// the quotes) and the byte range of its value.
+type member struct {
+	key        []byte
+	keyEscaped bool
+	keyStart   int // index of the key's opening quote
+	start, end int // value is b[start:end]
+}
+
+// keyIs reports whether the member's key equals k, unescaping if needed.
+func (m *member) keyIs(k string) bool {
+	if !m.keyEscaped {
+		return string(m.key) == k
+	}
+	var s string
+	q := make([]byte, 0, len(m.key)+2)
+	q = append(append(append(q, '"'), m.key...), '"')
+	return json.Unmarshal(q, &s) == nil && s == k
+}
+
+// objIter walks the top-level members of the object in b.
+type objIter struct {
+	b []byte
+	i int
+}
+
+// newObjIter starts walking the object that begins (after spaces) at b[i].
+func newObjIter(b []byte, i int) (objIter, error) {
+	i = skipSpace(b, i)
+	if i >= len(b) {
+		return objIter{}, errTruncated
+	}
+	if b[i] != '{' {
+		return objIter{}, errSyntax
+	}
+	return objIter{b: b, i: i + 1}, nil
+}
+
+// next reads the first member's key and colon; m.start is where its value
+// begins. ok is false for an empty object, when it.i is just past it.
+func (it *objIter) next() (m member, ok bool, err error) {
+	b := it.b
+	i := skipSpace(b, it.i)
+	if i >= len(b) {
+		return m, false, errTruncated
+	}
+	if b[i] == '}' {
+		it.i = i + 1
+		return m, false, nil
+	}
+	return it.key(i)
+}
+
+// key reads a member's key and colon at b[i].
+func (it *objIter) key(i int) (m member, ok bool, err error) {
+	b := it.b
+	if i >= len(b) {
+		return m, false, errTruncated
+	}
+	if b[i] != '"' {
+		return m, false, errSyntax
+	}
+	end, esc, err := skipString(b, i)
+	if err != nil {
+		return m, false, err
+	}
+	m.key, m.keyEscaped, m.keyStart = b[i+1:end-1], esc, i
+	i = skipSpace(b, end)
+	if i >= len(b) {
+		return m, false, errTruncated
+	}
+	if b[i] != ':' {
+		return m, false, errSyntax
+	}
+	it.i = skipSpace(b, i+1)
+	m.start = it.i
+	return m, true, nil
+}
+
+// after is called with the end of the current member's value; it consumes
+// the following comma or closing brace.
+func (it *objIter) after(end int) (more bool, err error) {
+	b := it.b
+	i := skipSpace(b, end)
+	if i >= len(b) {
+		return false, errTruncated
+	}
+	switch b[i] {
+	case ',':
+		it.i = skipSpace(b, i+1)
+		return true, nil
+	case '}':
+		it.i = i + 1
+		return false, nil
+	}
+	return false, errSyntax
+}
+
+// walkObject calls fn for each top-level member of the object at b[i:],
+// skipping each value, and returns the index just past the closing brace.
+func walkObject(b []byte, i int, fn func(m member)) (int, error) {
+	it, err := newObjIter(b, i)
+	if err != nil {
+		return 0, err
+	}
+	m, ok, err := it.next()
+	for ok {
+		if m.end, err = skipValue(b, m.start); err != nil {
+			return 0, err
+		}
+		if fn != nil {
+			fn(m)
+		}
+		var more bool
+		if more, err = it.after(m.end); err != nil {
+			return 0, err
+		}
+		if !more {
+			break
+		}
+		m, ok, err = it.key(it.i)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return it.i, nil
+}
+
+// stringValue decodes v if it is a JSON string; ok is false otherwise.
+func stringValue(v []byte) (s string, ok bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	body := v[1 : len(v)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return string(body), true
+	}
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// lineInfo is what indexing needs from one entry line.
+type lineInfo struct {
+	typ        string
+	id         string
+	hasID      bool
+	parent     string
+	parentNull bool // parentId present and null (or absent: see hasParent)
+	hasParent  bool
+	role       string
+	customType string
+}
+
+// scanLine checks the structure of one JSON line and extracts the fields the
+// index needs. Only the last occurrence of a duplicated key counts, as in
+// JSON.parse and encoding/json.
+func scanLine(line []byte) (li lineInfo, err error) {
+	it, err := newObjIter(line, 0)
+	if err != nil {
+		return li, fmt.Errorf("not a JSON object: %w", err)
+	}
+	m, ok, err := it.next()
+	for ok {
+		switch {
+		case m.keyIs("message") && m.start < len(line) && line[m.start] == '{':
+			li.role = ""
+			m.end, err = walkObject(line, m.start, func(mm member) {
+				if mm.keyIs("role") {
+					li.role, _ = stringValue(line[mm.start:mm.end])
+				}
+			})
+		default:
+			m.end, err = skipValue(line, m.start)
+		}
+		if err != nil {
+			return li, err
+		}
+		v := line[m.start:m.end]
+		switch {
+		case m.keyIs("type"):
+			li.typ, _ = stringValue(v)
+		case m.keyIs("id"):
+			li.id, li.hasID = stringValue(v)
+		case m.keyIs("parentId"):
+			li.hasParent = true
+			li.parent, _ = stringValue(v)
+			li.parentNull = li.parent == ""
+		case m.keyIs("customType"):
+			li.customType, _ = stringValue(v)
+		}
+		var more bool
+		if more, err = it.after(m.end); err != nil {
+			return li, err
+		}
+		if !more {
+			break
+		}
+		m, ok, err = it.key(it.i)
+	}
+	if err != nil {
+		return li, err
+	}
+	if rest := skipSpace(line, it.i); rest != len(line) {
+		return li, fmt.Errorf("data after the object: %w", errSyntax)
+	}
+	return li, nil
+}

@@ -1,0 +1,387 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/gofrs/flock"
+)
+
+// ErrClosed is returned by operations on a closed session.
+var ErrClosed = errors.New("session: closed")
+
+// ErrReadOnly is returned by writes to a session opened read-only.
+var ErrReadOnly = errors.New("session: opened read-only")
+
+// ErrNotFound is returned for an entry id that is not in the session.
+var ErrNotFound = errors.New("session: entry not found")
+
+// Session is one open session file. It is safe for concurrent use.
+type Session struct {
+	mu          sync.RWMutex
+	path        string
+	f           *os.File
+	lock        *flock.Flock // nil when read-only
+	readOnly    bool
+	closed      bool
+	header      Header
+	fileVersion int // version on disk before migration
+	idx         index
+	size        int64 // bytes in the file
+	needNL      bool  // the file does not end with a newline
+
+	wmu      sync.Mutex // guards warnings (added to under the read lock too)
+	warnings []string
+}
+
+// CreateOptions configures Create.
+type CreateOptions struct {
+	// ParentSession is recorded in the header (the session this one was
+	// forked or cloned from).
+	ParentSession string
+	// Hidden puts the session in the "subagents" subdirectory, which List
+	// and ListAll skip (forked subagents).
+	Hidden bool
+	// Dir, if set, is the directory to create the file in instead of
+	// DirFor(root, cwd) (Hidden still adds "subagents").
+	Dir string
+}
+
+// OpenOptions configures Open.
+type OpenOptions struct {
+	// ReadOnly opens without taking the writer lock; appends fail.
+	ReadOnly bool
+}
+
+// Create starts a new session for cwd under root, writes (and fsyncs) its
+// header and takes the writer lock.
+func Create(ctx context.Context, root, cwd string, opts CreateOptions) (*Session, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = DirFor(root, cwd)
+	}
+	if opts.Hidden {
+		dir = filepath.Join(dir, SubagentDir)
+	}
+	if err := ensureDir(dir); err != nil {
+		return nil, err
+	}
+	id, err := newSessionID()
+	if err != nil {
+		return nil, err
+	}
+	_, ts := nowISO()
+	path := filepath.Join(dir, fileNameFor(ts, id))
+	lk, err := acquireLock(path)
+	if err != nil {
+		return nil, err
+	}
+	h := Header{Version: CurrentVersion, ID: id, Timestamp: ts, Cwd: cwd, ParentSession: opts.ParentSession}
+	hb, _ := json.Marshal(h) // a Header always encodes
+	hb = append(hb, '\n')
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		releaseLock(lk)
+		return nil, fmt.Errorf("session: create: %w", err)
+	}
+	fail := func(err error) (*Session, error) {
+		f.Close()
+		os.Remove(path)
+		releaseLock(lk)
+		return nil, fmt.Errorf("session: create %s: %w", path, err)
+	}
+	if _, err := f.Write(hb); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fail(err)
+	}
+	return &Session{
+		path: path, f: f, lock: lk, header: h, fileVersion: CurrentVersion,
+		idx: newIndex(false), size: int64(len(hb)),
+	}, nil
+}
+
+// Open opens an existing session file and indexes it in one pass. Unless
+// opts.ReadOnly, it takes the writer lock (a *LockedError if another writer
+// holds it) and rewrites a v1/v2 file as v3.
+func Open(ctx context.Context, path string, opts OpenOptions) (*Session, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("session: open %s: %w", path, err)
+	}
+	s := &Session{path: abs, readOnly: opts.ReadOnly}
+	if !opts.ReadOnly {
+		if s.lock, err = acquireLock(abs); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.openAndLoad(ctx); err != nil {
+		releaseLock(s.lock)
+		return nil, err
+	}
+	if !opts.ReadOnly && s.fileVersion < CurrentVersion {
+		err := s.rewriteMigrated()
+		s.f.Close()
+		if err == nil {
+			err = s.openAndLoad(ctx)
+		}
+		if err != nil {
+			releaseLock(s.lock)
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Session) openAndLoad(ctx context.Context) error {
+	flag := os.O_RDONLY
+	if !s.readOnly {
+		flag = os.O_RDWR | os.O_APPEND
+	}
+	f, err := os.OpenFile(s.path, flag, 0)
+	if err != nil {
+		return fmt.Errorf("session: open: %w", err)
+	}
+	s.f = f
+	s.warnings = nil
+	if err := s.load(ctx); err != nil {
+		f.Close()
+		return err
+	}
+	return nil
+}
+
+// load scans the file once, building the index.
+func (s *Session) load(ctx context.Context) error {
+	r := bufio.NewReaderSize(io.NewSectionReader(s.f, 0, math.MaxInt64), 256<<10)
+	var (
+		off       int64
+		long      []byte
+		inLong    bool
+		lineNo    int
+		sawHeader bool
+		lastNL    = true
+	)
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, chunk...)
+			inLong = true
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("session: read %s: %w", s.path, err)
+		}
+		line := chunk
+		if inLong {
+			long = append(long, chunk...)
+			line = long
+		}
+		if len(line) > 0 {
+			lineNo++
+			lastNL = line[len(line)-1] == '\n'
+			body := bytes.TrimSuffix(line, []byte("\n"))
+			if lineNo%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if err := s.loadLine(body, off, lineNo, err == io.EOF, &sawHeader); err != nil {
+				return err
+			}
+			off += int64(len(line))
+		}
+		long, inLong = long[:0], false
+		if err == io.EOF {
+			break
+		}
+	}
+	if !sawHeader {
+		return fmt.Errorf("session: %s: empty file, not a session", s.path)
+	}
+	s.idx.finish()
+	s.size, s.needNL = off, !lastNL
+	return nil
+}
+
+// loadLine handles one line of the file during load.
+func (s *Session) loadLine(body []byte, off int64, lineNo int, last bool, sawHeader *bool) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if !*sawHeader {
+		h, ok := decodeHeader(body)
+		if !ok {
+			return fmt.Errorf("session: %s: line %d is not a session header", s.path, lineNo)
+		}
+		*sawHeader = true
+		s.fileVersion = h.Version
+		h.Version = max(h.Version, CurrentVersion)
+		s.header = h
+		s.idx = newIndex(s.fileVersion < 2)
+		return nil
+	}
+	li, err := scanLine(body)
+	if err != nil {
+		what := "corrupt line"
+		if last {
+			what = "torn or corrupt last line"
+		}
+		s.warn(fmt.Sprintf("%s: line %d: %s (%d bytes) skipped: %v", filepath.Base(s.path), lineNo, what, len(body), err))
+		return nil
+	}
+	if li.typ == TypeSession {
+		return nil // a repeated header (written by some pi versions): not an entry
+	}
+	if !s.idx.linear && (!li.hasID || li.id == "") {
+		s.warn(fmt.Sprintf("%s: line %d: entry without an id skipped", filepath.Base(s.path), lineNo))
+		return nil
+	}
+	if w := s.idx.add(li, body, off); w != "" {
+		s.warn(fmt.Sprintf("%s: line %d: %s", filepath.Base(s.path), lineNo, w))
+	}
+	return nil
+}
+
+// readLine returns the raw line of record i as stored on disk.
+func (s *Session) readLine(i int32) ([]byte, error) {
+	r := &s.idx.recs[i]
+	buf := make([]byte, r.n)
+	if _, err := s.f.ReadAt(buf, r.off); err != nil {
+		return nil, fmt.Errorf("session: read entry %s: %w", r.id, err)
+	}
+	return buf, nil
+}
+
+// line returns record i's line, migrated to v3.
+func (s *Session) line(i int32) ([]byte, error) {
+	b, err := s.readLine(i)
+	if err != nil {
+		return nil, err
+	}
+	return s.migrateLine(i, b)
+}
+
+// decode returns record i decoded.
+func (s *Session) decode(i int32) (*Entry, error) {
+	b, err := s.line(i)
+	if err != nil {
+		return nil, err
+	}
+	e, err := decodeEntry(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w (entry %s at byte %d)", err, s.idx.recs[i].id, s.idx.recs[i].off)
+	}
+	return e, nil
+}
+
+// Close releases the writer lock and closes the file. Closing twice is a
+// no-op.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.f.Close()
+	if lerr := releaseLock(s.lock); err == nil {
+		err = lerr
+	}
+	if err != nil {
+		return fmt.Errorf("session: close %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Path is the session file's absolute path.
+func (s *Session) Path() string { return s.path }
+
+// ID is the session id from the header.
+func (s *Session) ID() string { return s.header.ID }
+
+// Header returns the header (Version is the migrated version, 3).
+func (s *Session) Header() Header { return s.header }
+
+// FileVersion is the format version found on disk before any migration.
+func (s *Session) FileVersion() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.fileVersion
+}
+
+// Cwd is the working directory recorded in the header.
+func (s *Session) Cwd() string { return s.header.Cwd }
+
+// ReadOnly reports whether the session was opened without the writer lock.
+func (s *Session) ReadOnly() bool { return s.readOnly }
+
+// Name is the session name from the latest session_info entry ("" if none).
+func (s *Session) Name() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.idx.name
+}
+
+// EntryCount is the number of entries (the header and skipped lines are not
+// counted).
+func (s *Session) EntryCount() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.idx.recs)
+}
+
+// LeafID is the current leaf ("" = before the first entry).
+func (s *Session) LeafID() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.idx.leaf == none {
+		return ""
+	}
+	return s.idx.recs[s.idx.leaf].id
+}
+
+// Warnings lists the lines skipped or tolerated while loading.
+func (s *Session) Warnings() []string {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return append([]string(nil), s.warnings...)
+}
+
+// warn records a warning once.
+func (s *Session) warn(w string) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	for _, old := range s.warnings {
+		if old == w {
+			return
+		}
+	}
+	s.warnings = append(s.warnings, w)
+}
+
+// Label returns the label of an entry ("" if none).
+func (s *Session) Label(id string) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.idx.labels[id].label
+}
