@@ -1,0 +1,117 @@
+package tools
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// outputTail accumulates streamed command output with bounded memory: it
+// counts all lines and bytes, keeps a rolling tail for the result, and
+// spills everything to a temp file once the output exceeds the limits (so
+// the full output stays available at FullOutputPath).
+type outputTail struct {
+	maxLines, maxBytes int
+	rollBytes          int
+
+	head       [][]byte // raw chunks kept until the temp file exists
+	tail       []byte   // last bytes of output (at most ~2*rollBytes)
+	tailAtLine bool     // tail starts at a line boundary
+	totalBytes int
+	totalLines int
+	lastLine   int // bytes of the current (last) line
+
+	file    *os.File
+	path    string
+	fileErr error
+}
+
+func newOutputTail(maxLines, maxBytes int) *outputTail {
+	return &outputTail{maxLines: maxLines, maxBytes: maxBytes, rollBytes: 2 * maxBytes, tailAtLine: true, totalLines: 1}
+}
+
+func (o *outputTail) write(p []byte) {
+	o.totalBytes += len(p)
+	if n := bytes.Count(p, []byte{'\n'}); n > 0 {
+		o.totalLines += n
+		o.lastLine = len(p) - bytes.LastIndexByte(p, '\n') - 1
+	} else {
+		o.lastLine += len(p)
+	}
+	o.tail = append(o.tail, p...)
+	if len(o.tail) > 2*o.rollBytes {
+		cut := len(o.tail) - o.rollBytes
+		o.tailAtLine = o.tail[cut-1] == '\n'
+		o.tail = append([]byte(nil), o.tail[cut:]...)
+	}
+	if o.file != nil || o.overLimits() {
+		o.spill(p)
+	} else {
+		o.head = append(o.head, append([]byte(nil), p...))
+	}
+}
+
+func (o *outputTail) overLimits() bool {
+	return o.totalBytes > o.maxBytes || o.totalLines > o.maxLines
+}
+
+// spill writes p to the temp file, creating it (with everything so far)
+// first. Failure to create it is remembered, never fatal.
+func (o *outputTail) spill(p []byte) {
+	if o.fileErr != nil {
+		return
+	}
+	if o.file == nil {
+		f, err := os.CreateTemp("", "pi-bash-*.log")
+		if err != nil {
+			o.fileErr = err
+			return
+		}
+		o.file, o.path = f, f.Name()
+		for _, c := range o.head {
+			if _, err := f.Write(c); err != nil {
+				o.fileErr = err
+			}
+		}
+		o.head = nil
+	}
+	if _, err := o.file.Write(p); err != nil {
+		o.fileErr = err
+	}
+}
+
+// close flushes and closes the temp file, if any.
+func (o *outputTail) close() {
+	if o.file != nil {
+		o.file.Close()
+	}
+}
+
+// snapshot returns the tail-truncated text and its truncation info.
+func (o *outputTail) snapshot() (string, Truncation) {
+	t := o.tail
+	if !o.tailAtLine {
+		if i := bytes.IndexByte(t, '\n'); i >= 0 {
+			t = t[i+1:]
+		}
+	}
+	// The rolling window may start inside a rune.
+	for len(t) > 0 && !utf8.RuneStart(t[0]) {
+		t = t[1:]
+	}
+	text := strings.ToValidUTF8(string(t), "\uFFFD")
+	out, tr := truncateTail(text, o.maxLines, o.maxBytes)
+	tr.Truncated = o.overLimits()
+	if tr.Truncated && tr.TruncatedBy == "" {
+		tr.TruncatedBy = "lines"
+		if o.totalBytes > o.maxBytes {
+			tr.TruncatedBy = "bytes"
+		}
+	}
+	if !tr.Truncated {
+		tr.TruncatedBy = ""
+	}
+	tr.TotalLines, tr.TotalBytes = o.totalLines, o.totalBytes
+	return out, tr
+}

@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Mask replaces every secret in display text.
+const Mask = "••••••"
+
+// minSecretLen is the shortest env value treated as a secret; shorter values
+// ("1", "true") would mask ordinary text.
+const minSecretLen = 6
+
+// secretNameParts mark an environment variable whose value is a secret.
+var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}
+
+// Redactor masks secrets in text meant for display: the values of
+// environment variables whose name contains KEY, TOKEN, SECRET or PASSWORD,
+// common token shapes (sk-…, ghp_…, xox…-, AKIA…, AIza…, Bearer …), and
+// values assigned to such names in .env, shell and config text. It is
+// immutable and safe for concurrent use; a nil *Redactor masks nothing.
+type Redactor struct {
+	values   *strings.Replacer // nil when there are no secret values
+	patterns []*regexp.Regexp  // group 1 (if any) is kept, the rest masked
+}
+
+// NewRedactor builds a Redactor from an environment in os.Environ form
+// ("NAME=value").
+func NewRedactor(environ []string) *Redactor {
+	seen := map[string]bool{}
+	var secrets []string
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || len(value) < minSecretLen || seen[value] || !secretName(name) {
+			continue
+		}
+		seen[value] = true
+		secrets = append(secrets, value)
+	}
+	// Longer values first, so a secret that contains another is masked whole.
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	r := &Redactor{patterns: []*regexp.Regexp{
+		// NAME=value / NAME: value with an upper-case env-style name (.env, export).
+		regexp.MustCompile(`(\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*["']?\s*[=:]\s*["']?)[^\s"']{6,}`),
+		// "api_key": "value", password = 'value' in config files and code.
+		regexp.MustCompile(`(?i)((?:api[_-]?key|secret|token|password|passwd)["']?\s*[:=]\s*["'])[^"'\s]{6,}`),
+		// Authorization headers.
+		regexp.MustCompile(`(\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}`),
+		// Token shapes.
+		regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`),
+		regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`),
+		regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`),
+		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),
+		regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
+		regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),
+	}}
+	if len(secrets) > 0 {
+		pairs := make([]string, 0, 2*len(secrets))
+		for _, s := range secrets {
+			pairs = append(pairs, s, Mask)
+		}
+		r.values = strings.NewReplacer(pairs...)
+	}
+	return r
+}
+
+func secretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, p := range secretNameParts {
+		if strings.Contains(up, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact returns s with every secret replaced by Mask.
+func (r *Redactor) Redact(s string) string {
+	if r == nil || s == "" {
+		return s
+	}
+	if r.values != nil {
+		s = r.values.Replace(s)
+	}
+	for _, re := range r.patterns {
+		if re.NumSubexp() == 0 {
+			s = re.ReplaceAllLiteralString(s, Mask)
+		} else {
+			s = re.ReplaceAllString(s, "${1}"+Mask)
+		}
+	}
+	return s
+}

@@ -1,0 +1,175 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/env"
+	"github.com/pi-lsp/pi-lsp/llm"
+)
+
+// Category groups tools for the approval chain.
+type Category string
+
+// Tool categories.
+const (
+	CategoryRead    Category = "read"
+	CategoryEdit    Category = "edit"
+	CategoryExecute Category = "execute"
+	CategoryMCP     Category = "mcp"
+	CategoryOther   Category = "other"
+)
+
+// Call is one tool call as the model made it.
+type Call struct {
+	ID   string
+	Name string
+	Args json.RawMessage
+}
+
+// Result is what a tool call produced.
+type Result struct {
+	Content []llm.ContentBlock // what the model sees
+	Details json.RawMessage    // tool-specific (truncation info, fullOutputPath, pi's diff, task list)
+	IsError bool
+	// Display is the rendering for the editor ("" = derive from Content).
+	// Built-in tools always fill it (when there is any text), with secrets
+	// already masked.
+	Display string
+	Diff    string // unified diff for edit/write (secrets masked)
+	Path    string // absolute path of the file modified, if any
+}
+
+// Text concatenates the text blocks of the result's content.
+func (r Result) Text() string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if c.Type == llm.BlockText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
+// Exec is what a tool execution may use besides its arguments.
+type Exec struct {
+	Env  env.Env
+	Host Host // may be nil: tools fall back to plain text
+	// Update receives streaming partial output (bash), already redacted. It
+	// may be nil; it is never called concurrently with itself.
+	Update func(partial string)
+	Redact *Redactor // may be nil: nothing is masked
+}
+
+// Tool is one tool the model can call.
+type Tool interface {
+	Definition() llm.Tool // name, description, JSON schema of the parameters
+	Category() Category
+	// Execute runs the call. Failures are Results with IsError, never panics.
+	Execute(ctx context.Context, call Call, x Exec) Result
+}
+
+// ByName indexes tools by their definition's name.
+func ByName(ts []Tool) map[string]Tool {
+	m := make(map[string]Tool, len(ts))
+	for _, t := range ts {
+		m[t.Definition().Name] = t
+	}
+	return m
+}
+
+// Finalize fills Display (from Content when empty) and masks secrets in
+// Display and Diff. Built-in tools call it themselves; a harness applies it
+// to results of other tools (MCP, extensions) before they reach an editor.
+func Finalize(res Result, r *Redactor) Result {
+	if res.Display == "" {
+		res.Display = res.Text()
+	}
+	res.Display = r.Redact(res.Display)
+	res.Diff = r.Redact(res.Diff)
+	return res
+}
+
+// builtin is the shared shape of every built-in tool: a fixed definition and
+// a run function. Execute adds what every tool needs: panic safety, the
+// display copy and redaction.
+type builtin struct {
+	def llm.Tool
+	cat Category
+	run func(ctx context.Context, call Call, x Exec) Result
+}
+
+func (b *builtin) Definition() llm.Tool { return b.def }
+func (b *builtin) Category() Category   { return b.cat }
+
+func (b *builtin) Execute(ctx context.Context, call Call, x Exec) (res Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = errorResult(fmt.Sprintf("internal error in %s: %v", b.def.Name, p))
+		}
+		res = Finalize(res, x.Redact)
+	}()
+	if x.Env == nil && b.cat != CategoryOther {
+		return errorResult(b.def.Name + ": no execution environment")
+	}
+	if err := ctx.Err(); err != nil {
+		return errorResult("Operation aborted")
+	}
+	return b.run(ctx, call, x)
+}
+
+func newTool(name, description string, cat Category, schema string, run func(context.Context, Call, Exec) Result) Tool {
+	return &builtin{
+		def: llm.Tool{Name: name, Description: description, Parameters: json.RawMessage(schema)},
+		cat: cat,
+		run: run,
+	}
+}
+
+// textResult is a successful result holding one text block.
+func textResult(text string) Result {
+	return Result{Content: []llm.ContentBlock{llm.TextBlock(text)}}
+}
+
+// errorResult is a failed result holding one text block.
+func errorResult(text string) Result {
+	return Result{Content: []llm.ContentBlock{llm.TextBlock(text)}, IsError: true}
+}
+
+// withDetails marshals details into the result; nil leaves Details empty.
+func withDetails(res Result, details any) Result {
+	if details == nil {
+		return res
+	}
+	if b, err := json.Marshal(details); err == nil {
+		res.Details = b
+	}
+	return res
+}
+
+// Builtins returns a fresh set of the built-in tools: read, write, edit,
+// bash, grep, find, ls, ask_user, submit_plan, task_write, task_update,
+// task_complete and task_check. The tools of one set share a per-file lock
+// (parallel edits of one file are serialised) and, for runs without a Host,
+// an in-memory task list.
+func Builtins() []Tool {
+	locks := &fileLocks{}
+	tasks := &taskStore{}
+	return []Tool{
+		readTool(),
+		writeTool(locks),
+		editTool(locks),
+		bashTool(),
+		grepTool(),
+		findTool(),
+		lsTool(),
+		askUserTool(),
+		submitPlanTool(),
+		taskWriteTool(tasks),
+		taskUpdateTool(tasks),
+		taskCompleteTool(tasks),
+		taskCheckTool(tasks),
+	}
+}
