@@ -17,6 +17,13 @@ type frontmatter struct {
 	// lineOffset converts a yaml.Node line into a file line.
 	lineOffset int
 	body       string
+	// warnings are problems that do not spoil the header (a repeated key).
+	warnings []fmWarning
+}
+
+type fmWarning struct {
+	line    int
+	message string
 }
 
 // splitFrontmatter cuts content into the YAML text between a first line
@@ -54,7 +61,7 @@ func splitFrontmatter(content string) (yamlText, body string, has, closed bool) 
 	return "", content, true, false
 }
 
-var yamlLineRe = regexp.MustCompile(`line (\d+)`)
+var yamlLineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): `)
 
 // parseFrontmatter parses content's header. A problem comes back as a
 // diagnostic-ready message and 1-based file line; fm is still usable (with
@@ -73,14 +80,16 @@ func parseFrontmatter(content string) (fm frontmatter, problem string, line int)
 	}
 	var doc yaml.Node
 	if err := safeUnmarshal(yamlText, &doc); err != nil {
-		msg := err.Error()
-		l := 0
-		if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
-			if n, convErr := strconv.Atoi(m[1]); convErr == nil {
-				l = n + fm.lineOffset
-			}
+		// yaml.v3 says "yaml: line N: what"; N counts from the header's
+		// first line, so it moves into the diagnostic's Line, in file lines.
+		msg, l := splitYAMLError(err)
+		if exact := locateYAMLError(yamlText, msg); exact > 0 {
+			l = exact
 		}
-		return fm, "invalid YAML frontmatter: " + strings.TrimPrefix(msg, "yaml: "), l
+		if l > 0 {
+			l += fm.lineOffset
+		}
+		return fm, "invalid YAML frontmatter: " + msg, l
 	}
 	if len(doc.Content) == 0 {
 		return fm, "", 0
@@ -94,11 +103,56 @@ func parseFrontmatter(content string) (fm frontmatter, problem string, line int)
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k := root.Content[i]
-		if _, dup := fm.fields[k.Value]; !dup {
-			fm.fields[k.Value] = root.Content[i+1]
+		if _, dup := fm.fields[k.Value]; dup {
+			fm.warnings = append(fm.warnings, fmWarning{k.Line + fm.lineOffset,
+				fmt.Sprintf("duplicate frontmatter key %q; the first one is used", k.Value)})
+			continue
 		}
+		fm.fields[k.Value] = root.Content[i+1]
 	}
 	return fm, "", 0
+}
+
+// splitYAMLError cuts yaml.v3's "yaml: line N: what" into what and N.
+func splitYAMLError(err error) (msg string, line int) {
+	msg = err.Error()
+	if m := yamlLineRe.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		return msg[len(m[0]):], line
+	}
+	return strings.TrimPrefix(msg, "yaml: "), 0
+}
+
+// Bounds of locateYAMLError's search.
+const (
+	locateMaxLines = 200
+	locateMaxBytes = 64 << 10
+)
+
+// locateYAMLError finds the line a YAML error is really on. yaml.v3 reports
+// the line where the enclosing construct began (its "context mark"), often
+// a line or more above the fault; so this parses growing prefixes of text
+// and returns the first line at which the same error appears. 0 when it
+// cannot tell (then yaml's own line stands).
+func locateYAMLError(text, msg string) int {
+	if len(text) > locateMaxBytes {
+		return 0
+	}
+	lines := strings.SplitAfter(text, "\n")
+	if len(lines) > locateMaxLines {
+		return 0
+	}
+	n := 0
+	for i, l := range lines {
+		n += len(l)
+		var doc yaml.Node
+		if err := safeUnmarshal(text[:n], &doc); err != nil {
+			if m, _ := splitYAMLError(err); m == msg {
+				return i + 1
+			}
+		}
+	}
+	return 0
 }
 
 // safeUnmarshal guards against a panic inside the YAML decoder: bad input

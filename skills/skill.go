@@ -60,6 +60,9 @@ func loadSkillFile(ctx context.Context, fsys FS, path, source string) (*Skill, [
 	if problem != "" {
 		return drop(line, "%s", problem)
 	}
+	for _, w := range fm.warnings {
+		warn(w.line, "%s", w.message)
+	}
 
 	dir := filepath.Dir(path)
 	expected, what := filepath.Base(dir), "parent directory"

@@ -67,6 +67,9 @@ func (tl *templateLoader) loadFile(ctx context.Context, fsys FS, path, source st
 		tl.diag(path, line, SeverityError, "%s", problem)
 		return
 	}
+	for _, w := range fm.warnings {
+		tl.diag(path, w.line, SeverityWarning, "%s", w.message)
+	}
 	t := Template{
 		Name:   strings.TrimSuffix(filepath.Base(path), ".md"),
 		Path:   path,
