@@ -1,0 +1,326 @@
+// Agent: the pi-lsp server of one workspace folder as the extension sees it: the child process
+// (started on first use, restarted after a crash), the display state it pushes, and the
+// server → client requests waiting for the user.
+import * as vscode from 'vscode';
+import type { CancellationToken } from 'vscode-jsonrpc/node';
+import { PiClient } from './client';
+import { launchConfig, PiSettings } from './config';
+import { DisplayModel, FrameResult } from './displayState';
+import type { PendingUi, ServerStatus } from './messages';
+import type {
+  ApprovalReply,
+  ApprovalRequest,
+  DisplayFrame,
+  DisplaySnapshot,
+  PlanReply,
+  PlanRequest,
+  QuestionReply,
+  QuestionRequest,
+} from './protocol';
+import { approvalReply, APPROVAL_BUTTONS, planReply, questionReply, QuestionAnswer } from './replies';
+
+/** What an Agent needs from the rest of the extension. */
+export interface AgentHost {
+  output: vscode.OutputChannel;
+  /** Whether the chat view is visible now (cards are shown there; else a notification too). */
+  chatVisible(): boolean;
+  focusChat(): void;
+}
+
+/** Emitted after the display state changed: a reset (snapshot) or ops applied. */
+export type DisplayChange = { kind: 'reset' } | { kind: 'ops'; result: Extract<FrameResult, { kind: 'applied' }>; version: number };
+
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+interface Waiter {
+  item: PendingUi;
+  resolve(reply: unknown): void;
+}
+
+export class Agent implements vscode.Disposable {
+  readonly display = new DisplayModel();
+  private client: PiClient | undefined;
+  private starting: Promise<PiClient> | undefined;
+  private resyncing: Promise<void> | undefined;
+  private readonly waiters = new Map<string, Waiter>();
+  private restarts: number[] = [];
+  private disposed = false;
+  status: ServerStatus = 'stopped';
+
+  private readonly displayEmitter = new vscode.EventEmitter<DisplayChange>();
+  readonly onDidChangeDisplay = this.displayEmitter.event;
+  private readonly pendingEmitter = new vscode.EventEmitter<PendingUi[]>();
+  readonly onDidChangePending = this.pendingEmitter.event;
+  private readonly statusEmitter = new vscode.EventEmitter<{ status: ServerStatus; message?: string }>();
+  readonly onDidChangeStatus = this.statusEmitter.event;
+  private readonly skillsEmitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeSkills = this.skillsEmitter.event;
+
+  constructor(
+    readonly folder: vscode.WorkspaceFolder | undefined,
+    private readonly host: AgentHost,
+  ) {}
+
+  get name(): string {
+    return this.folder?.name ?? 'no folder';
+  }
+
+  get cwd(): string {
+    return this.folder?.uri.fsPath ?? process.cwd();
+  }
+
+  get pending(): PendingUi[] {
+    return [...this.waiters.values()].map((w) => w.item);
+  }
+
+  get isRunning(): boolean {
+    const s = this.display.state.status;
+    return s !== undefined && s !== 'idle' && s !== 'error';
+  }
+
+  private setStatus(status: ServerStatus, message?: string): void {
+    this.status = status;
+    this.statusEmitter.fire({ status, message });
+  }
+
+  /** The running client, starting the server on first use. */
+  ensureStarted(): Promise<PiClient> {
+    if (this.client?.running) return Promise.resolve(this.client);
+    if (!this.starting) {
+      this.starting = this.start().finally(() => {
+        this.starting = undefined;
+      });
+    }
+    return this.starting;
+  }
+
+  /** Sends a request to this folder's server, starting it if needed. */
+  async request<R>(method: string, params: unknown = {}): Promise<R> {
+    const c = await this.ensureStarted();
+    return c.request<R>(method, params);
+  }
+
+  private async start(session?: string): Promise<PiClient> {
+    if (this.disposed) throw new Error('pi-lsp: the extension is shutting down');
+    const settings = vscode.workspace.getConfiguration('piLsp', this.folder?.uri);
+    const s: PiSettings = {
+      path: settings.get<string>('path'),
+      model: settings.get<string>('model'),
+      env: settings.get<Record<string, unknown>>('env'),
+      sessionsDir: settings.get<string>('sessionsDir'),
+    };
+    const launch = launchConfig(s, this.folder?.uri.fsPath, process.env);
+    const out = this.host.output;
+    this.setStatus('starting');
+    out.appendLine(`[${this.name}] starting ${launch.command} serve in ${this.cwd}`);
+    const client: PiClient = new PiClient({
+      command: launch.command,
+      cwd: this.cwd,
+      env: launch.env,
+      rootUri: this.folder?.uri.toString(),
+      model: launch.model,
+      session,
+      clientVersion: vscode.version,
+      ui: {
+        requestApproval: (r, t) => this.requestApproval(r, t),
+        askQuestion: (r, t) => this.askQuestion(r, t),
+        approvePlan: (r, t) => this.approvePlan(r, t),
+        readTextFile: (p) => this.readTextFile(p),
+      },
+      onDisplay: (f) => this.onFrame(f),
+      onStderr: (d) => out.append(d),
+      onLog: (m) => out.appendLine(`[${this.name}] ${m}`),
+      onSkillsChanged: () => this.skillsEmitter.fire(),
+      onCrash: (info) => this.onCrash(client, info),
+    });
+    this.client = client;
+    try {
+      const init = await client.start();
+      out.appendLine(`[${this.name}] ${init.serverInfo?.name ?? 'pi-lsp'} ${init.serverInfo?.version ?? ''} ready (pid ${client.pid})`);
+      this.setStatus('ready');
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      out.appendLine(`[${this.name}] failed to start: ${msg}`);
+      this.client = undefined;
+      void client.stop();
+      this.setStatus('failed', msg);
+      throw new Error(`pi-lsp failed to start: ${msg}`, { cause: e });
+    }
+    void this.resync();
+    return client;
+  }
+
+  private onCrash(client: PiClient, info: { code: number | null; signal: NodeJS.Signals | null }): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.cancelAllPending();
+    const why = info.signal ? `signal ${info.signal}` : `code ${info.code}`;
+    this.host.output.appendLine(`[${this.name}] pi-lsp exited (${why})`);
+    if (this.disposed) return;
+    const now = Date.now();
+    this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+    if (this.restarts.length >= MAX_RESTARTS) {
+      this.setStatus('crashed', `pi-lsp exited (${why}) ${MAX_RESTARTS} times; not restarting`);
+      void vscode.window
+        .showErrorMessage(`pi-lsp (${this.name}) keeps crashing (${why}). See the pi-lsp output.`, 'Restart', 'Show Output')
+        .then((c) => {
+          if (c === 'Restart') {
+            this.restarts = [];
+            void this.ensureStarted();
+          } else if (c === 'Show Output') this.host.output.show();
+        });
+      return;
+    }
+    this.restarts.push(now);
+    this.setStatus('crashed', `pi-lsp exited (${why}); restarting`);
+    void vscode.window.showWarningMessage(`pi-lsp (${this.name}) exited (${why}) and is being restarted.`);
+    const sessionPath = this.display.state.session?.path;
+    this.starting = this.start(sessionPath || 'continue').finally(() => {
+      this.starting = undefined;
+    });
+    this.starting.catch(() => undefined);
+  }
+
+  /** Restarts the server (after a settings change or on request), keeping the session. */
+  async restart(): Promise<void> {
+    const old = this.client;
+    const sessionPath = this.display.state.session?.path;
+    this.client = undefined;
+    this.cancelAllPending();
+    if (old) await old.stop();
+    this.restarts = [];
+    this.starting = this.start(sessionPath || undefined).finally(() => {
+      this.starting = undefined;
+    });
+    await this.starting;
+  }
+
+  private onFrame(frame: DisplayFrame): void {
+    const r = this.display.apply(frame);
+    if (r.kind === 'reset') this.displayEmitter.fire({ kind: 'reset' });
+    else if (r.kind === 'applied') this.displayEmitter.fire({ kind: 'ops', result: r, version: this.display.version });
+    else if (r.kind === 'gap') {
+      this.host.output.appendLine(`[${this.name}] display/state gap (${r.reason}); resyncing`);
+      void this.resync();
+    }
+  }
+
+  /** Replaces the display state with `display/snapshot`. */
+  resync(): Promise<void> {
+    if (!this.resyncing) {
+      this.resyncing = (async () => {
+        try {
+          const c = this.client;
+          if (!c?.running) return;
+          const snap = await c.request<DisplaySnapshot>('display/snapshot', {});
+          if (!this.display.synced || snap.version >= this.display.version) {
+            this.display.reset(snap.version, snap.state);
+            this.displayEmitter.fire({ kind: 'reset' });
+          }
+        } catch (e) {
+          this.host.output.appendLine(`[${this.name}] display/snapshot failed: ${e instanceof Error ? e.message : e}`);
+        } finally {
+          this.resyncing = undefined;
+        }
+      })();
+    }
+    return this.resyncing;
+  }
+
+  // --- server → client requests -------------------------------------------------------------
+
+  private wait<R>(item: PendingUi, token: CancellationToken, onCancel: R): Promise<R> {
+    return new Promise<R>((resolve) => {
+      const sub = token.onCancellationRequested(() => this.answer(item.key, onCancel));
+      this.waiters.set(item.key, {
+        item,
+        resolve: (r) => {
+          sub.dispose();
+          resolve(r as R);
+        },
+      });
+      this.pendingEmitter.fire(this.pending);
+    });
+  }
+
+  /** Answers a waiting request; false when it is no longer waiting. */
+  answer(key: string, reply: unknown): boolean {
+    const w = this.waiters.get(key);
+    if (!w) return false;
+    this.waiters.delete(key);
+    w.resolve(reply);
+    this.pendingEmitter.fire(this.pending);
+    return true;
+  }
+
+  private cancelAllPending(): void {
+    for (const [key, w] of [...this.waiters]) {
+      const reply = w.item.kind === 'approval' ? approvalReply('decline') : w.item.kind === 'plan' ? planReply(false) : { cancelled: true };
+      this.answer(key, reply);
+    }
+  }
+
+  /** Declines what is waiting (used by Abort: the server stops waiting anyway). */
+  declinePending(): void {
+    this.cancelAllPending();
+  }
+
+  private requestApproval(req: ApprovalRequest, token: CancellationToken): Promise<ApprovalReply> {
+    const key = `approval:${req.toolCallId}`;
+    const p = this.wait<ApprovalReply>({ key, kind: 'approval', req }, token, approvalReply('decline'));
+    if (!this.host.chatVisible()) {
+      const what = req.display || `${req.toolName}`;
+      const labels = [...APPROVAL_BUTTONS.map((b) => b.label), 'Open Chat'];
+      void vscode.window.showInformationMessage(`pi-lsp asks to run ${what}`, ...labels).then((clicked) => {
+        if (clicked === 'Open Chat') this.host.focusChat();
+        else if (clicked !== undefined) this.answer(key, approvalReply(clicked));
+      });
+    }
+    return p;
+  }
+
+  private askQuestion(req: QuestionRequest, token: CancellationToken): Promise<QuestionReply> {
+    const key = `question:${req.id}`;
+    const p = this.wait<QuestionReply>({ key, kind: 'question', req }, token, { cancelled: true });
+    if (!this.host.chatVisible()) this.notifyOpen(`pi-lsp asks: ${req.question}`);
+    return p;
+  }
+
+  private approvePlan(req: PlanRequest, token: CancellationToken): Promise<PlanReply> {
+    const key = `plan:${req.id}`;
+    const p = this.wait<PlanReply>({ key, kind: 'plan', req }, token, planReply(false));
+    if (!this.host.chatVisible()) this.notifyOpen(`pi-lsp has a plan to approve${req.title ? `: ${req.title}` : ''}`);
+    return p;
+  }
+
+  private notifyOpen(message: string): void {
+    void vscode.window.showInformationMessage(message, 'Open Chat').then((c) => {
+      if (c === 'Open Chat') this.host.focusChat();
+    });
+  }
+
+  /** Maps a question card's answer to the reply and sends it. */
+  answerQuestion(key: string, ans: QuestionAnswer): boolean {
+    const w = this.waiters.get(key);
+    if (!w || w.item.kind !== 'question') return false;
+    return this.answer(key, questionReply(w.item.req, ans));
+  }
+
+  private async readTextFile(p: string): Promise<{ text: string } | null> {
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && d.uri.fsPath === p);
+    return doc ? { text: doc.getText() } : null;
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    this.cancelAllPending();
+    const c = this.client;
+    this.client = undefined;
+    if (c) await c.stop();
+    this.displayEmitter.dispose();
+    this.pendingEmitter.dispose();
+    this.statusEmitter.dispose();
+    this.skillsEmitter.dispose();
+  }
+}

@@ -1,0 +1,157 @@
+// The chat WebviewView: forwards the current agent's display state and pending requests to the
+// page, and turns the page's messages into protocol requests.
+import * as crypto from 'crypto';
+import * as vscode from 'vscode';
+import type { Agent } from './agent';
+import { chatHtml } from './chatHtml';
+import type { AgentManager } from './manager';
+import type { FromWebview, ToWebview } from './messages';
+import type { CommandInfo } from './protocol';
+import { approvalReply, planReply } from './replies';
+import { describeError } from './errors';
+
+export const CHAT_VIEW_ID = 'piLsp.chat';
+
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private agent: Agent | undefined;
+  private agentSubs: vscode.Disposable[] = [];
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly manager: AgentManager,
+  ) {
+    this.subs.push(manager.onDidChangeCurrent((a) => this.attach(a)));
+  }
+
+  get visible(): boolean {
+    return this.view?.visible ?? false;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    const outDir = vscode.Uri.joinPath(this.extensionUri, 'out');
+    const mediaDir = vscode.Uri.joinPath(this.extensionUri, 'media');
+    view.webview.options = { enableScripts: true, localResourceRoots: [outDir, mediaDir] };
+    view.webview.html = chatHtml({
+      cspSource: view.webview.cspSource,
+      nonce: crypto.randomBytes(16).toString('base64'),
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(outDir, 'webview.js')).toString(),
+      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(mediaDir, 'chat.css')).toString(),
+    });
+    const subs = [
+      view.webview.onDidReceiveMessage((m: FromWebview) => void this.onMessage(m)),
+      view.onDidChangeVisibility(() => {
+        if (view.visible) void this.resync();
+      }),
+    ];
+    view.onDidDispose(() => {
+      subs.forEach((s) => s.dispose());
+      if (this.view === view) this.view = undefined;
+    });
+    this.attach(this.manager.current());
+  }
+
+  private attach(agent: Agent): void {
+    if (this.agent === agent) return;
+    this.agentSubs.forEach((s) => s.dispose());
+    this.agent = agent;
+    this.agentSubs = [
+      agent.onDidChangeDisplay((c) => {
+        if (c.kind === 'reset') this.postSnapshot();
+        else this.post({ type: 'ops', version: c.version, ops: c.result.ops });
+      }),
+      agent.onDidChangePending((items) => this.post({ type: 'pending', items })),
+      agent.onDidChangeStatus((s) => this.post({ type: 'server', status: s.status, message: s.message })),
+      agent.onDidChangeSkills(() => void this.sendCommands()),
+    ];
+    this.postSnapshot();
+    this.post({ type: 'pending', items: agent.pending });
+  }
+
+  private post(m: ToWebview): void {
+    void this.view?.webview.postMessage(m);
+  }
+
+  private postSnapshot(): void {
+    const a = this.agent;
+    if (!a || !a.display.synced) return;
+    this.post({ type: 'snapshot', version: a.display.version, state: a.display.state });
+  }
+
+  /** Asks the server for display/snapshot and redraws the page from it. */
+  async resync(): Promise<void> {
+    const a = this.agent ?? this.manager.current();
+    await a.resync();
+    this.postSnapshot();
+    this.post({ type: 'pending', items: a.pending });
+  }
+
+  private async sendCommands(): Promise<void> {
+    const a = this.agent ?? this.manager.current();
+    try {
+      const r = await a.request<{ commands: CommandInfo[] }>('commands/list', {});
+      this.post({ type: 'commands', commands: r.commands ?? [] });
+    } catch (e) {
+      this.post({ type: 'commands', commands: [] });
+      this.post({ type: 'error', message: `commands/list: ${describeError(e)}` });
+    }
+  }
+
+  /** Puts text into the chat input (after fork or navigate). */
+  setInput(text: string): void {
+    this.post({ type: 'editorText', text });
+  }
+
+  private async onMessage(m: FromWebview): Promise<void> {
+    const a = this.agent ?? this.manager.current();
+    try {
+      switch (m.type) {
+        case 'ready':
+          this.post({ type: 'server', status: a.status });
+          this.post({ type: 'pending', items: a.pending });
+          this.postSnapshot();
+          await a.ensureStarted();
+          await this.resync();
+          break;
+        case 'resync':
+          await this.resync();
+          break;
+        case 'send':
+          await a.request('agent/prompt', { text: m.text, streamingBehavior: m.behavior });
+          break;
+        case 'abort':
+          await vscode.commands.executeCommand('piLsp.abort');
+          break;
+        case 'approval':
+          a.answer(m.key, approvalReply(m.decision));
+          break;
+        case 'answer':
+          a.answerQuestion(m.key, m.answer);
+          break;
+        case 'plan':
+          a.answer(m.key, planReply(m.approved, m.feedback));
+          break;
+        case 'commands':
+          await this.sendCommands();
+          break;
+        case 'runCommand':
+          if (m.command.startsWith('piLsp.')) await vscode.commands.executeCommand(m.command);
+          break;
+        case 'openLink':
+          if (/^(https?:|mailto:)/i.test(m.href)) await vscode.env.openExternal(vscode.Uri.parse(m.href));
+          break;
+      }
+    } catch (e) {
+      const message = describeError(e);
+      this.post({ type: 'error', message });
+      if (m.type === 'send') void vscode.window.showErrorMessage(`pi-lsp: ${message}`);
+    }
+  }
+
+  dispose(): void {
+    this.agentSubs.forEach((s) => s.dispose());
+    this.subs.forEach((s) => s.dispose());
+  }
+}

@@ -1,0 +1,205 @@
+// The extension's commands: sessions, model, mode, thinking, compaction, abort, and the session
+// tree's context actions.
+import * as vscode from 'vscode';
+import type { ChatViewProvider } from './chatView';
+import { CHAT_VIEW_ID } from './chatView';
+import { describeError } from './errors';
+import type { AgentManager } from './manager';
+import {
+  THINKING_LEVELS,
+  type ModeInfo,
+  type ModelInfo,
+  type SessionInfo,
+} from './protocol';
+import type { SessionElement, SessionTreeProvider } from './sessionTree';
+
+interface Deps {
+  manager: AgentManager;
+  chat: ChatViewProvider;
+  sessionTree: SessionTreeProvider;
+}
+
+/** A QuickPick row for a session of session/list. */
+export function sessionPickItem(s: SessionInfo): vscode.QuickPickItem & { session: SessionInfo } {
+  const title = s.name || s.firstMessage || s.id;
+  const when = s.modified ? new Date(s.modified).toLocaleString() : '';
+  return {
+    label: title.split('\n')[0].slice(0, 120),
+    description: when,
+    detail: `${s.entryCount ?? 0} entries · ${s.path}`,
+    session: s,
+  };
+}
+
+export function registerCommands(d: Deps): vscode.Disposable[] {
+  const { manager, chat, sessionTree } = d;
+  const guard =
+    <A extends unknown[]>(fn: (...args: A) => Promise<unknown>) =>
+    async (...args: A) => {
+      try {
+        return await fn(...args);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`pi-lsp: ${describeError(e)}`);
+        return undefined;
+      }
+    };
+  const reg = (id: string, fn: (...args: never[]) => Promise<unknown>) => vscode.commands.registerCommand(id, guard(fn));
+
+  const afterSessionSwitch = async () => {
+    await manager.current().resync();
+    await sessionTree.refresh();
+  };
+
+  return [
+    reg('piLsp.focusChat', async () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)),
+
+    reg('piLsp.newSession', async () => {
+      const a = manager.current();
+      const r = await a.request<{ sessionId: string; path: string }>('session/new', { cwd: a.cwd });
+      await afterSessionSwitch();
+      return r;
+    }),
+
+    reg('piLsp.resumeSession', async () => {
+      const a = manager.current();
+      const r = await a.request<{ sessions: SessionInfo[] }>('session/list', { cwd: a.cwd, all: false });
+      const sessions = [...(r.sessions ?? [])].sort((x, y) => (y.modified ?? '').localeCompare(x.modified ?? ''));
+      if (!sessions.length) {
+        void vscode.window.showInformationMessage('pi-lsp: no sessions for this folder yet.');
+        return undefined;
+      }
+      const pick = await vscode.window.showQuickPick(sessions.map(sessionPickItem), {
+        title: 'Resume pi-lsp session',
+        placeHolder: 'Pick a session',
+        matchOnDescription: true,
+        matchOnDetail: true,
+      });
+      if (!pick) return undefined;
+      const opened = await a.request<{ sessionId: string; path: string }>('session/open', { path: pick.session.path });
+      await afterSessionSwitch();
+      return opened;
+    }),
+
+    reg('piLsp.selectModel', async () => {
+      const a = manager.current();
+      const r = await a.request<{ current: string; models: ModelInfo[] }>('model/list', {});
+      const items = (r.models ?? []).map((m) => {
+        const id = `${m.provider}/${m.id}`;
+        return {
+          label: `${id === r.current ? '$(check) ' : ''}${id}`,
+          description: m.name && m.name !== m.id ? m.name : '',
+          detail: [
+            m.contextWindow ? `${Math.round(m.contextWindow / 1000)}k context` : '',
+            m.reasoning ? 'reasoning' : '',
+            m.authenticated === false ? 'no credentials' : '',
+          ]
+            .filter(Boolean)
+            .join(' · '),
+          id,
+        };
+      });
+      const pick = await vscode.window.showQuickPick(items, { title: 'pi-lsp model', placeHolder: r.current });
+      if (!pick) return undefined;
+      return a.request('model/set', { model: pick.id });
+    }),
+
+    reg('piLsp.selectMode', async () => {
+      const a = manager.current();
+      const r = await a.request<{ current: string; yolo: boolean; modes: ModeInfo[] }>('mode/list', {});
+      const items: Array<vscode.QuickPickItem & { mode?: string; yolo?: boolean }> = (r.modes ?? []).map((m) => ({
+        label: `${m.id === r.current ? '$(check) ' : ''}${m.name ?? m.id}`,
+        description: m.model ?? '',
+        mode: m.id,
+      }));
+      items.push({ label: '', kind: vscode.QuickPickItemKind.Separator });
+      items.push({ label: r.yolo ? '$(shield) Turn yolo off' : '$(warning) Turn yolo on (no approvals)', yolo: !r.yolo });
+      const pick = await vscode.window.showQuickPick(items, { title: 'pi-lsp mode', placeHolder: r.current });
+      if (!pick) return undefined;
+      if (pick.yolo !== undefined) return a.request('mode/set', { mode: r.current, yolo: pick.yolo });
+      return a.request('mode/set', { mode: pick.mode, yolo: r.yolo });
+    }),
+
+    reg('piLsp.thinkingLevel', async () => {
+      const a = manager.current();
+      const current = a.display.state.thinkingLevel;
+      const pick = await vscode.window.showQuickPick(
+        THINKING_LEVELS.map((l) => ({ label: `${l === current ? '$(check) ' : ''}${l}`, level: l })),
+        { title: 'pi-lsp thinking level' },
+      );
+      if (!pick) return undefined;
+      return a.request('thinking/set', { level: pick.level });
+    }),
+
+    reg('piLsp.compact', async () => {
+      const a = manager.current();
+      const instructions = await vscode.window.showInputBox({
+        title: 'Compact pi-lsp context',
+        prompt: 'Optional instructions for the summary (Enter for none)',
+      });
+      if (instructions === undefined) return undefined;
+      return vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'pi-lsp: compacting context…' },
+        () => a.request('compaction/run', instructions ? { customInstructions: instructions } : {}),
+      );
+    }),
+
+    reg('piLsp.abort', async () => {
+      const a = manager.current();
+      a.declinePending();
+      if (a.status !== 'ready') return undefined;
+      return a.request('agent/abort', {});
+    }),
+
+    reg('piLsp.restartServer', async () => manager.current().restart()),
+
+    reg('piLsp.refreshTree', async () => sessionTree.refresh()),
+
+    reg('piLsp.tree.navigate', async (e: SessionElement) => navigate(e, false)),
+    reg('piLsp.tree.navigateSummarize', async (e: SessionElement) => navigate(e, true)),
+
+    reg('piLsp.tree.fork', async (e: SessionElement) => {
+      const n = e.kind === 'entry' ? e.node : e.start;
+      const r = await manager.current().request<{ sessionId: string; path: string; editorText?: string }>('session/fork', {
+        entryId: n.id,
+        at: n.role !== 'user',
+      });
+      await afterSessionSwitch();
+      if (r.editorText) chat.setInput(r.editorText);
+      return r;
+    }),
+
+    reg('piLsp.tree.label', async (e: SessionElement) => {
+      const n = e.kind === 'entry' ? e.node : e.start;
+      const label = await vscode.window.showInputBox({
+        title: 'Label entry',
+        prompt: 'Label for this entry (empty clears it)',
+        value: n.label ?? '',
+      });
+      if (label === undefined) return undefined;
+      await manager.current().request('session/label', { entryId: n.id, label });
+      return sessionTree.refresh();
+    }),
+  ];
+
+  async function navigate(e: SessionElement, summarize: boolean): Promise<unknown> {
+    const n = e.kind === 'entry' ? e.node : e.start;
+    let customInstructions = '';
+    if (summarize) {
+      const v = await vscode.window.showInputBox({
+        title: 'Summarize the branch you leave',
+        prompt: 'Optional instructions for the summary (Enter for none)',
+      });
+      if (v === undefined) return undefined;
+      customInstructions = v;
+    }
+    const r = await manager.current().request<{ leafId: string; editorText?: string }>('session/navigate', {
+      targetId: n.id,
+      summarize,
+      customInstructions,
+      label: '',
+    });
+    await afterSessionSwitch();
+    if (r.editorText) chat.setInput(r.editorText);
+    return r;
+  }
+}

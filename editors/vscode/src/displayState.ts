@@ -1,0 +1,172 @@
+// Applying `display/state` frames (docs/protocol.md, "Display"). Used by both the extension host
+// (for the trees and the status bar) and the webview (for the chat); it has no dependencies.
+import type { DisplayFrame, DisplayOp, DisplayState, PathElem } from './protocol';
+
+/** Thrown when an op does not fit the state it is applied to; the caller resyncs. */
+export class OpError extends Error {}
+
+type Container = Record<string, unknown> | unknown[];
+
+function isContainer(v: unknown): v is Container {
+  return typeof v === 'object' && v !== null;
+}
+
+function step(c: Container, key: PathElem): unknown {
+  if (Array.isArray(c)) {
+    if (typeof key !== 'number') throw new OpError(`array index expected, got ${JSON.stringify(key)}`);
+    return c[key];
+  }
+  return (c as Record<string, unknown>)[String(key)];
+}
+
+/** Walks to the container holding the last path element. */
+function parentOf(root: unknown, path: PathElem[]): Container {
+  let cur: unknown = root;
+  for (let i = 0; i < path.length - 1; i++) {
+    if (!isContainer(cur)) throw new OpError(`path ${JSON.stringify(path)}: element ${i} is not an object or array`);
+    cur = step(cur, path[i]);
+  }
+  if (!isContainer(cur)) throw new OpError(`path ${JSON.stringify(path)}: parent is not an object or array`);
+  return cur;
+}
+
+function assign(c: Container, key: PathElem, value: unknown): void {
+  if (Array.isArray(c)) {
+    if (typeof key !== 'number' || key < 0 || key > c.length) {
+      throw new OpError(`array index ${JSON.stringify(key)} out of range (length ${c.length})`);
+    }
+    c[key] = value;
+    return;
+  }
+  (c as Record<string, unknown>)[String(key)] = value;
+}
+
+/**
+ * Applies one op to `state` in place and returns the (possibly new) root. A `set` with an empty
+ * path replaces the root. Throws OpError when the path does not fit.
+ */
+export function applyOp(state: DisplayState, op: DisplayOp): DisplayState {
+  const path = Array.isArray(op.path) ? op.path : [];
+  switch (op.op) {
+    case 'set': {
+      if (path.length === 0) {
+        if (!isContainer(op.value)) throw new OpError('set on the root needs an object');
+        return op.value as DisplayState;
+      }
+      assign(parentOf(state, path), path[path.length - 1], op.value);
+      return state;
+    }
+    case 'append': {
+      if (typeof op.value !== 'string') throw new OpError('append needs a string value');
+      if (path.length === 0) throw new OpError('append needs a path');
+      const parent = parentOf(state, path);
+      const key = path[path.length - 1];
+      const cur = step(parent, key);
+      if (cur !== undefined && cur !== null && typeof cur !== 'string') {
+        throw new OpError(`append to a non-string at ${JSON.stringify(path)}`);
+      }
+      assign(parent, key, (cur ?? '') + op.value);
+      return state;
+    }
+    case 'push': {
+      let target: unknown;
+      if (path.length === 0) {
+        target = state;
+      } else {
+        const parent = parentOf(state, path);
+        const key = path[path.length - 1];
+        target = step(parent, key);
+        if (target === undefined || target === null) {
+          target = [];
+          assign(parent, key, target);
+        }
+      }
+      if (!Array.isArray(target)) throw new OpError(`push to a non-array at ${JSON.stringify(path)}`);
+      target.push(op.value);
+      return state;
+    }
+    case 'delete': {
+      if (path.length === 0) throw new OpError('delete needs a path');
+      const parent = parentOf(state, path);
+      const key = path[path.length - 1];
+      if (Array.isArray(parent)) {
+        if (typeof key !== 'number') throw new OpError('array index expected');
+        parent.splice(key, 1);
+      } else {
+        delete (parent as Record<string, unknown>)[String(key)];
+      }
+      return state;
+    }
+    default:
+      throw new OpError(`unknown op ${JSON.stringify((op as { op?: unknown }).op)}`);
+  }
+}
+
+/** Applies ops in order; returns the new root. */
+export function applyOps(state: DisplayState, ops: DisplayOp[]): DisplayState {
+  let s = state;
+  for (const op of ops) s = applyOp(s, op);
+  return s;
+}
+
+export type FrameResult =
+  | { kind: 'reset' }
+  | { kind: 'applied'; ops: DisplayOp[] }
+  | { kind: 'stale' }
+  | { kind: 'gap'; reason: string };
+
+/**
+ * DisplayModel holds one display state and its version. Frames are applied when their version
+ * follows the current one; a gap (or an op that does not fit) leaves the model marked out of
+ * sync until `reset` is called with a snapshot.
+ */
+export class DisplayModel {
+  version = 0;
+  state: DisplayState = {};
+  /** False until a full state arrived, and after a gap until the next snapshot. */
+  synced = false;
+
+  reset(version: number, state: DisplayState): void {
+    this.version = version;
+    this.state = state ?? {};
+    this.synced = true;
+  }
+
+  apply(frame: DisplayFrame): FrameResult {
+    if (frame.state) {
+      this.reset(frame.version, frame.state);
+      return { kind: 'reset' };
+    }
+    if (!this.synced) return { kind: 'gap', reason: 'not synced' };
+    if (frame.version <= this.version) return { kind: 'stale' };
+    if (frame.version !== this.version + 1) {
+      this.synced = false;
+      return { kind: 'gap', reason: `version ${frame.version} after ${this.version}` };
+    }
+    const ops = frame.ops ?? [];
+    try {
+      this.state = applyOps(this.state, ops);
+    } catch (e) {
+      this.synced = false;
+      return { kind: 'gap', reason: e instanceof Error ? e.message : String(e) };
+    }
+    this.version = frame.version;
+    return { kind: 'applied', ops };
+  }
+}
+
+/** Context use as a whole percentage, or undefined when the window is unknown. */
+export function contextPercent(state: DisplayState): number | undefined {
+  const t = state.tokens;
+  if (!t || !t.contextWindow || t.contextWindow <= 0 || typeof t.contextTokens !== 'number') return undefined;
+  return Math.min(100, Math.round((t.contextTokens / t.contextWindow) * 100));
+}
+
+/** The text of a queued message, whether the server sends a string or an object. */
+export function queuedText(m: unknown): string {
+  if (typeof m === 'string') return m;
+  if (m && typeof m === 'object' && typeof (m as { text?: unknown }).text === 'string') {
+    return (m as { text: string }).text;
+  }
+  return JSON.stringify(m);
+}

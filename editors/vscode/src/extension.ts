@@ -1,0 +1,49 @@
+// Entry point of the pi-lsp VS Code extension: wires the per-folder servers to the chat view,
+// the Tasks and Session trees, the status bar and the commands.
+import * as vscode from 'vscode';
+import { CHAT_VIEW_ID, ChatViewProvider } from './chatView';
+import { registerCommands } from './commands';
+import { AgentManager } from './manager';
+import { SessionTreeProvider } from './sessionTree';
+import { StatusBar } from './statusBar';
+import { TasksTreeProvider } from './tasksTree';
+
+/** What activate returns; the tests use it to reach the parts. */
+export interface PiLspApi {
+  manager: AgentManager;
+  chat: ChatViewProvider;
+  tasks: TasksTreeProvider;
+  sessionTree: SessionTreeProvider;
+  output: vscode.OutputChannel;
+}
+
+export function activate(context: vscode.ExtensionContext): PiLspApi {
+  const output = vscode.window.createOutputChannel('pi-lsp');
+  let chat: ChatViewProvider | undefined;
+  const manager = new AgentManager({
+    output,
+    chatVisible: () => chat?.visible ?? false,
+    focusChat: () => void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`),
+  });
+  chat = new ChatViewProvider(context.extensionUri, manager);
+  const tasks = new TasksTreeProvider(manager);
+  const sessionTree = new SessionTreeProvider(manager);
+  const status = new StatusBar(manager);
+  context.subscriptions.push(
+    output,
+    { dispose: () => void manager.dispose() },
+    chat,
+    tasks,
+    sessionTree,
+    status,
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
+    vscode.window.createTreeView('piLsp.tasks', { treeDataProvider: tasks }),
+    vscode.window.createTreeView('piLsp.sessionTree', { treeDataProvider: sessionTree, showCollapseAll: true }),
+    ...registerCommands({ manager, chat, sessionTree }),
+  );
+  return { manager, chat, tasks, sessionTree, output };
+}
+
+export function deactivate(): void {
+  // Servers are stopped by the disposables registered in activate.
+}

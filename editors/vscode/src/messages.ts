@@ -1,0 +1,32 @@
+// Messages between the extension host and the chat webview (both directions). Types only.
+import type { ApprovalDecision, ApprovalRequest, CommandInfo, DisplayOp, DisplayState, PlanRequest, QuestionRequest } from './protocol';
+import type { QuestionAnswer } from './replies';
+
+/** A server → client request waiting for the user, shown as a card in the chat. */
+export type PendingUi =
+  | { key: string; kind: 'approval'; req: ApprovalRequest }
+  | { key: string; kind: 'question'; req: QuestionRequest }
+  | { key: string; kind: 'plan'; req: PlanRequest };
+
+export type ServerStatus = 'stopped' | 'starting' | 'ready' | 'crashed' | 'failed';
+
+export type ToWebview =
+  | { type: 'snapshot'; version: number; state: DisplayState }
+  | { type: 'ops'; version: number; ops: DisplayOp[] }
+  | { type: 'pending'; items: PendingUi[] }
+  | { type: 'commands'; commands: CommandInfo[] }
+  | { type: 'server'; status: ServerStatus; message?: string }
+  | { type: 'editorText'; text: string }
+  | { type: 'error'; message: string };
+
+export type FromWebview =
+  | { type: 'ready' }
+  | { type: 'resync' }
+  | { type: 'send'; text: string; behavior: 'steer' | 'followUp' }
+  | { type: 'abort' }
+  | { type: 'approval'; key: string; decision: ApprovalDecision }
+  | { type: 'answer'; key: string; answer: QuestionAnswer }
+  | { type: 'plan'; key: string; approved: boolean; feedback?: string }
+  | { type: 'commands' }
+  | { type: 'runCommand'; command: string }
+  | { type: 'openLink'; href: string };

@@ -1,0 +1,187 @@
+// Types of the pi-lsp native protocol (docs/protocol.md is the reference).
+// Only the fields the extension reads are typed; everything else passes through untouched.
+
+export type PathElem = string | number;
+
+export interface DisplayOp {
+  op: 'set' | 'append' | 'push' | 'delete';
+  path: PathElem[];
+  value?: unknown;
+}
+
+/** One `display/state` notification: either a full state or ops on the previous version. */
+export interface DisplayFrame {
+  version: number;
+  state?: DisplayState;
+  ops?: DisplayOp[];
+}
+
+export interface DisplaySnapshot {
+  version: number;
+  state: DisplayState;
+}
+
+export type ItemKind = 'user' | 'assistant' | 'tool' | 'bash' | 'summary' | 'error' | 'info';
+export type ToolStatus = 'pending' | 'awaiting_approval' | 'running' | 'done' | 'error' | 'declined';
+
+export interface DisplayItem {
+  id: string;
+  kind: ItemKind | string;
+  text?: string;
+  thinking?: string;
+  streaming?: boolean;
+  toolName?: string;
+  args?: Record<string, unknown>;
+  status?: ToolStatus | string;
+  output?: string;
+  diff?: string;
+  path?: string;
+  isError?: boolean;
+  command?: string;
+  exitCode?: number;
+  [key: string]: unknown;
+}
+
+export interface Task {
+  id: string;
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed' | string;
+  activeForm?: string;
+}
+
+export interface QueuedMessage {
+  text?: string;
+  [key: string]: unknown;
+}
+
+export interface DisplayState {
+  session?: { id?: string; path?: string; name?: string; cwd?: string };
+  status?: string;
+  phase?: string;
+  mode?: { id?: string; name?: string; color?: string };
+  yolo?: boolean;
+  model?: string;
+  thinkingLevel?: string;
+  items?: DisplayItem[];
+  pending?: { approval?: unknown; question?: unknown; plan?: unknown };
+  tasks?: Task[];
+  queue?: { steering?: Array<string | QueuedMessage>; followUp?: Array<string | QueuedMessage> };
+  tokens?: { contextTokens?: number; contextWindow?: number; compactions?: number; [k: string]: unknown };
+  modifiedFiles?: unknown[];
+  errors?: Array<string | { message?: string; [k: string]: unknown }>;
+  retry?: { attempt?: number; maxAttempts?: number; delayMs?: number; message?: string; error?: string; [k: string]: unknown } | null;
+  compaction?: unknown;
+  [key: string]: unknown;
+}
+
+export interface ApprovalRequest {
+  toolCallId: string;
+  toolName: string;
+  category?: string;
+  args?: Record<string, unknown>;
+  display?: string;
+}
+
+export type ApprovalDecision = 'approve' | 'decline' | 'alwaysAllowTool' | 'alwaysAllowCategory';
+
+export interface ApprovalReply {
+  decision: ApprovalDecision;
+}
+
+export interface QuestionRequest {
+  id: string;
+  question: string;
+  options?: string[];
+  selectionMode?: 'single' | 'multi' | string;
+}
+
+export type QuestionReply = { answer: string } | { answers: string[] } | { cancelled: true };
+
+export interface PlanRequest {
+  id: string;
+  title?: string;
+  plan: string;
+}
+
+export interface PlanReply {
+  approved: boolean;
+  feedback?: string;
+}
+
+export interface SessionInfo {
+  id: string;
+  path: string;
+  cwd?: string;
+  name?: string;
+  firstMessage?: string;
+  created?: string;
+  modified?: string;
+  entryCount?: number;
+  parentSession?: string;
+}
+
+export interface TreeNode {
+  id: string;
+  parentId?: string;
+  type?: string;
+  role?: string;
+  preview?: string;
+  label?: string;
+  timestamp?: string;
+  onBranch?: boolean;
+  children?: TreeNode[];
+}
+
+export interface SessionTree {
+  leafId: string;
+  roots: TreeNode[];
+}
+
+export interface ModelInfo {
+  provider: string;
+  id: string;
+  name?: string;
+  contextWindow?: number;
+  maxTokens?: number;
+  reasoning?: boolean;
+  authenticated?: boolean;
+}
+
+export interface ModeInfo {
+  id: string;
+  name?: string;
+  color?: string;
+  model?: string;
+}
+
+export interface CommandInfo {
+  name: string;
+  description?: string;
+  kind?: string;
+}
+
+export interface SessionStateResult {
+  phase?: string;
+  isRunning?: boolean;
+  sessionId?: string;
+  path?: string;
+  model?: string;
+  thinkingLevel?: string;
+  mode?: string;
+  yolo?: boolean;
+  contextTokens?: number;
+  contextWindow?: number;
+  [key: string]: unknown;
+}
+
+/** JSON-RPC error codes of docs/protocol.md. */
+export const ErrorCodes = {
+  ServerNotInitialized: -32002,
+  Busy: -32001,
+  NoModel: -32003,
+  SessionLocked: -32004,
+  NotFound: -32005,
+  RequestCancelled: -32800,
+} as const;
+
+export const THINKING_LEVELS = ['off', 'low', 'medium', 'high', 'xhigh'] as const;

@@ -1,0 +1,61 @@
+// The status bar item: model · mode · context %, for the current agent.
+import * as vscode from 'vscode';
+import type { Agent } from './agent';
+import { contextPercent } from './displayState';
+import type { AgentManager } from './manager';
+import type { DisplayState } from './protocol';
+
+/** The status bar text for a display state. */
+export function statusText(s: DisplayState): string {
+  const parts = [s.model || 'no model', s.mode?.name || s.mode?.id || 'build'];
+  const pct = contextPercent(s);
+  if (pct !== undefined) parts.push(`${pct}%`);
+  return parts.join(' · ');
+}
+
+export class StatusBar implements vscode.Disposable {
+  readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
+  private agentSubs: vscode.Disposable[] = [];
+  private readonly sub: vscode.Disposable;
+
+  constructor(manager: AgentManager) {
+    this.item.command = 'piLsp.focusChat';
+    this.item.name = 'pi-lsp';
+    this.sub = manager.onDidChangeCurrent((a) => this.attach(a));
+    this.attach(manager.current());
+  }
+
+  private attach(a: Agent): void {
+    this.agentSubs.forEach((s) => s.dispose());
+    this.agentSubs = [a.onDidChangeDisplay(() => this.update(a)), a.onDidChangeStatus(() => this.update(a))];
+    this.update(a);
+  }
+
+  private update(a: Agent): void {
+    const s = a.display.state;
+    if (a.status === 'stopped' && !a.display.synced) {
+      this.item.hide();
+      return;
+    }
+    const running = a.isRunning;
+    const icon = a.status === 'crashed' || a.status === 'failed' ? '$(error)' : running ? '$(sync~spin)' : '$(hubot)';
+    this.item.text = `${icon} ${statusText(s)}`;
+    const t = s.tokens;
+    this.item.tooltip = [
+      `pi-lsp (${a.name}): ${a.status}${running ? `, ${s.status}` : ''}`,
+      `model: ${s.model ?? '—'}  thinking: ${s.thinkingLevel ?? 'off'}`,
+      `mode: ${s.mode?.name ?? s.mode?.id ?? '—'}${s.yolo ? ' (yolo)' : ''}`,
+      t?.contextWindow ? `context: ${t.contextTokens ?? 0} / ${t.contextWindow} tokens` : '',
+    ]
+      .filter(Boolean)
+      .join('\n');
+    void vscode.commands.executeCommand('setContext', 'piLsp.running', running);
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.agentSubs.forEach((s) => s.dispose());
+    this.sub.dispose();
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,285 @@
+// The chat webview: applies display/state frames forwarded by the extension, draws them, and
+// sends the user's input back. Runs in the webview (browser) with no network access.
+import { applyOps, contextPercent } from '../displayState';
+import type { FromWebview, PendingUi, ToWebview } from '../messages';
+import type { DisplayOp, DisplayState } from '../protocol';
+import { renderCards } from './cards';
+import { errorText, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
+import { Completions } from './completions';
+
+declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
+
+const vscode = acquireVsCodeApi();
+const post = (m: FromWebview) => vscode.postMessage(m);
+
+function $(id: string): HTMLElement {
+  const e = document.getElementById(id);
+  if (!e) throw new Error(`missing #${id}`);
+  return e;
+}
+
+const ui = {
+  transcript: $('transcript'),
+  mode: $('mode'),
+  model: $('model'),
+  thinking: $('thinking'),
+  phase: $('phase'),
+  contextBar: $('context-bar'),
+  contextLabel: $('context-label'),
+  context: $('context'),
+  banner: $('server-banner'),
+  tasksPanel: $('tasks-panel'),
+  tasks: $('tasks'),
+  tasksCount: $('tasks-count'),
+  retry: $('retry'),
+  compaction: $('compaction'),
+  errors: $('errors'),
+  pending: $('pending'),
+  queue: $('queue'),
+  input: $('input') as HTMLTextAreaElement,
+  send: $('send') as HTMLButtonElement,
+  followup: $('followup') as HTMLButtonElement,
+  abort: $('abort') as HTMLButtonElement,
+  completions: $('completions'),
+};
+
+const model = {
+  version: 0,
+  synced: false,
+  state: {} as DisplayState,
+  pending: [] as PendingUi[],
+  open: new Set<string>() as OpenSet,
+  localErrors: [] as string[],
+};
+
+function isRunning(): boolean {
+  const s = model.state.status;
+  return s !== undefined && s !== 'idle' && s !== 'error';
+}
+
+function nearBottom(): boolean {
+  const t = ui.transcript;
+  return t.scrollHeight - t.scrollTop - t.clientHeight < 40;
+}
+
+function scrollDown(): void {
+  ui.transcript.scrollTop = ui.transcript.scrollHeight;
+}
+
+function renderTranscript(): void {
+  const items = model.state.items ?? [];
+  ui.transcript.replaceChildren(...items.map((it) => renderItem(it, model.open)));
+  if (items.length === 0) ui.transcript.append(emptyHint());
+}
+
+function emptyHint(): HTMLElement {
+  const d = document.createElement('div');
+  d.className = 'empty';
+  d.textContent = 'Ask pi-lsp to do something in this workspace.';
+  return d;
+}
+
+function renderItemAt(i: number): void {
+  const items = model.state.items ?? [];
+  const it = items[i];
+  if (!it) return renderTranscript();
+  const node = renderItem(it, model.open);
+  const children = ui.transcript.querySelectorAll(':scope > .item');
+  if (i < children.length) children[i].replaceWith(node);
+  else if (i === children.length) {
+    ui.transcript.querySelector(':scope > .empty')?.remove();
+    ui.transcript.append(node);
+  } else renderTranscript();
+}
+
+function renderHeader(): void {
+  const s = model.state;
+  ui.mode.textContent = `${s.mode?.name ?? s.mode?.id ?? 'mode'}${s.yolo ? ' · yolo' : ''}`;
+  if (s.mode?.color && /^#[0-9a-fA-F]{3,8}$/.test(s.mode.color)) ui.mode.style.borderColor = s.mode.color;
+  ui.model.textContent = s.model || 'no model';
+  ui.thinking.textContent = `thinking: ${s.thinkingLevel ?? 'off'}`;
+  ui.phase.textContent = s.status && s.status !== 'idle' ? `${s.status}${s.phase ? ` · ${s.phase}` : ''}` : '';
+  ui.phase.className = `phase status-${s.status ?? 'idle'}`;
+  const pct = contextPercent(s);
+  ui.contextBar.style.width = `${pct ?? 0}%`;
+  ui.context.classList.toggle('warn', (pct ?? 0) >= 70);
+  ui.context.classList.toggle('full', (pct ?? 0) >= 90);
+  const t = s.tokens;
+  ui.contextLabel.textContent = pct === undefined ? '' : `${pct}%`;
+  ui.context.title = t?.contextWindow ? `Context: ${t.contextTokens ?? 0} / ${t.contextWindow} tokens${t.compactions ? `, ${t.compactions} compactions` : ''}` : 'Context use';
+  const running = isRunning();
+  ui.abort.disabled = !running;
+  ui.send.textContent = running ? 'Steer' : 'Send';
+  document.body.classList.toggle('running', running);
+}
+
+function renderTaskList(): void {
+  const tasks = model.state.tasks ?? [];
+  renderTasks(ui.tasks, tasks);
+  ui.tasksPanel.classList.toggle('hidden', tasks.length === 0);
+  const done = tasks.filter((t) => t.status === 'completed').length;
+  ui.tasksCount.textContent = tasks.length ? `${done}/${tasks.length}` : '';
+}
+
+function renderErrors(): void {
+  const all = [...(model.state.errors ?? []).map(errorText), ...model.localErrors];
+  ui.errors.replaceChildren(
+    ...all.map((m) => {
+      const d = document.createElement('div');
+      d.className = 'error-banner';
+      d.textContent = m;
+      return d;
+    }),
+  );
+}
+
+function renderCompaction(): void {
+  const c = model.state.compaction;
+  ui.compaction.classList.toggle('hidden', !c);
+  ui.compaction.textContent = c ? 'Compacting context…' : '';
+}
+
+function renderAll(): void {
+  renderHeader();
+  renderTranscript();
+  renderTaskList();
+  renderQueue(ui.queue, model.state);
+  renderRetry(ui.retry, model.state.retry);
+  renderCompaction();
+  renderErrors();
+  scrollDown();
+}
+
+const SECTION: Record<string, () => void> = {
+  tasks: renderTaskList,
+  queue: () => renderQueue(ui.queue, model.state),
+  retry: () => renderRetry(ui.retry, model.state.retry),
+  compaction: renderCompaction,
+  errors: renderErrors,
+};
+
+/** Re-renders only what the ops touched (the header is cheap and always redrawn). */
+function renderOps(ops: DisplayOp[]): void {
+  const stick = nearBottom();
+  const dirtyItems = new Set<number>();
+  const dirtySections = new Set<string>();
+  let full = false;
+  for (const op of ops) {
+    const [top, idx] = op.path;
+    if (top === 'items') {
+      if (op.path.length === 1) {
+        if (op.op === 'push') dirtyItems.add((model.state.items?.length ?? 1) - 1);
+        else full = true;
+      } else if (typeof idx === 'number') {
+        if (op.op === 'delete' && op.path.length === 2) full = true;
+        else dirtyItems.add(idx);
+      } else full = true;
+    } else if (typeof top === 'string' && SECTION[top]) {
+      dirtySections.add(top);
+    }
+  }
+  if (full) renderTranscript();
+  else [...dirtyItems].sort((a, b) => a - b).forEach(renderItemAt);
+  dirtySections.forEach((s) => SECTION[s]());
+  renderHeader();
+  if (stick) scrollDown();
+}
+
+function resync(): void {
+  model.synced = false;
+  post({ type: 'resync' });
+}
+
+window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
+  const m = ev.data;
+  if (!m || typeof m !== 'object') return;
+  switch (m.type) {
+    case 'snapshot':
+      model.version = m.version;
+      model.state = m.state ?? {};
+      model.synced = true;
+      renderAll();
+      break;
+    case 'ops': {
+      if (!model.synced) return;
+      if (m.version <= model.version) return;
+      if (m.version !== model.version + 1) return resync();
+      try {
+        model.state = applyOps(model.state, m.ops);
+      } catch {
+        return resync();
+      }
+      model.version = m.version;
+      renderOps(m.ops);
+      break;
+    }
+    case 'pending': {
+      const stick = nearBottom();
+      model.pending = m.items;
+      renderCards(ui.pending, m.items, post);
+      if (stick || m.items.length) ui.pending.scrollIntoView?.({ block: 'end' });
+      break;
+    }
+    case 'commands':
+      completions.setCommands(m.commands);
+      break;
+    case 'server':
+      ui.banner.textContent = m.message ?? '';
+      ui.banner.className = `banner server-${m.status}${m.message && m.status !== 'ready' ? '' : ' hidden'}`;
+      break;
+    case 'editorText':
+      ui.input.value = m.text;
+      ui.input.focus();
+      break;
+    case 'error':
+      model.localErrors = [m.message];
+      renderErrors();
+      setTimeout(() => {
+        model.localErrors = model.localErrors.filter((e) => e !== m.message);
+        renderErrors();
+      }, 15000);
+      break;
+  }
+});
+
+const completions = new Completions(ui.input, ui.completions, () => post({ type: 'commands' }));
+
+function send(behavior: 'steer' | 'followUp'): void {
+  const text = ui.input.value.trim();
+  if (!text) return;
+  post({ type: 'send', text, behavior });
+  ui.input.value = '';
+  completions.hide();
+  model.localErrors = [];
+  renderErrors();
+}
+
+ui.input.addEventListener('keydown', (e) => {
+  if (completions.handleKey(e)) return;
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    send('steer');
+  } else if (e.key === 'Escape' && isRunning()) {
+    e.preventDefault();
+    post({ type: 'abort' });
+  }
+});
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && e.target !== ui.input && isRunning()) post({ type: 'abort' });
+});
+ui.send.addEventListener('click', () => send('steer'));
+ui.followup.addEventListener('click', () => send('followUp'));
+ui.abort.addEventListener('click', () => post({ type: 'abort' }));
+ui.mode.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.selectMode' }));
+ui.model.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.selectModel' }));
+ui.thinking.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.thinkingLevel' }));
+document.addEventListener('click', (e) => {
+  const a = (e.target as Element | null)?.closest?.('a');
+  if (!a) return;
+  e.preventDefault();
+  const href = a.getAttribute('href');
+  if (href) post({ type: 'openLink', href });
+});
+
+renderAll();
+post({ type: 'ready' });

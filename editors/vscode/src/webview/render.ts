@@ -1,0 +1,199 @@
+// DOM builders for the chat: transcript items, tasks, queue, errors. Text from the server is set
+// with textContent; only markdown goes through renderMarkdown (which emits no raw HTML).
+import { queuedText } from '../displayState';
+import type { DisplayItem, DisplayState, Task } from '../protocol';
+import { renderMarkdown } from './markdown';
+
+/** Remembers which collapsible parts the user opened, across re-renders. */
+export type OpenSet = Set<string>;
+
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  cls?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function collapsible(key: string, open: OpenSet, cls: string, summary: Node[], body: Node[], defaultOpen = false): HTMLDetailsElement {
+  const d = el('details', cls);
+  d.dataset.key = key;
+  d.open = open.has(key) || (defaultOpen && !open.has(`!${key}`));
+  const s = el('summary');
+  s.append(...summary);
+  d.append(s, ...body);
+  d.addEventListener('toggle', () => {
+    if (d.open) {
+      open.add(key);
+      open.delete(`!${key}`);
+    } else {
+      open.delete(key);
+      open.add(`!${key}`);
+    }
+  });
+  return d;
+}
+
+const STATUS_ICON: Record<string, string> = {
+  pending: '○',
+  awaiting_approval: '?',
+  running: '◌',
+  done: '✓',
+  error: '✗',
+  declined: '⊘',
+};
+
+const STATUS_LABEL: Record<string, string> = {
+  pending: 'pending',
+  awaiting_approval: 'awaiting approval',
+  running: 'running',
+  done: 'done',
+  error: 'error',
+  declined: 'declined',
+};
+
+/** The argument that best names a tool call (a path, a command, a pattern…), shortened. */
+export function toolSubject(item: DisplayItem): string {
+  const a = item.args ?? {};
+  for (const k of ['path', 'file_path', 'command', 'pattern', 'query', 'url', 'name']) {
+    const v = a[k];
+    if (typeof v === 'string' && v) return shorten(v, 80);
+  }
+  if (item.path) return shorten(item.path, 80);
+  const first = Object.values(a).find((v) => typeof v === 'string');
+  return typeof first === 'string' ? shorten(first, 80) : '';
+}
+
+function shorten(s: string, n: number): string {
+  const line = s.split('\n')[0];
+  return line.length > n ? `${line.slice(0, n - 1)}…` : line;
+}
+
+/** A unified diff as coloured lines. */
+export function renderDiff(diff: string): HTMLElement {
+  const pre = el('pre', 'diff');
+  for (const line of diff.replace(/\n$/, '').split('\n')) {
+    let cls = 'ctx';
+    if (line.startsWith('+++') || line.startsWith('---')) cls = 'file';
+    else if (line.startsWith('@@')) cls = 'hunk';
+    else if (line.startsWith('+')) cls = 'add';
+    else if (line.startsWith('-')) cls = 'del';
+    const span = el('span', `dl ${cls}`, line);
+    pre.append(span, document.createTextNode('\n'));
+  }
+  return pre;
+}
+
+function markdown(text: string, cls: string): HTMLElement {
+  const div = el('div', `markdown ${cls}`);
+  div.innerHTML = renderMarkdown(text);
+  return div;
+}
+
+function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
+  const status = String(item.status ?? 'pending');
+  const icon = el('span', `icon status-${status}`, STATUS_ICON[status] ?? '•');
+  const name = el('span', 'tool-name', item.toolName ?? 'tool');
+  const subject = el('span', 'tool-subject', toolSubject(item));
+  const badge = el('span', `badge status-${status}`, STATUS_LABEL[status] ?? status);
+  const body: Node[] = [];
+  if (item.diff) body.push(renderDiff(item.diff));
+  else if (item.args && Object.keys(item.args).length) body.push(el('pre', 'args', JSON.stringify(item.args, null, 2)));
+  if (item.output) body.push(el('pre', `output${item.isError ? ' is-error' : ''}`, item.output));
+  const d = collapsible(`${item.id}:tool`, open, `tool status-${status}${item.isError ? ' is-error' : ''}`, [icon, name, subject, badge], body);
+  return d;
+}
+
+/** One transcript item. */
+export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
+  const wrap = el('div', `item kind-${item.kind}`);
+  wrap.dataset.id = item.id;
+  switch (item.kind) {
+    case 'user':
+      wrap.append(el('div', 'user-text', item.text ?? ''));
+      break;
+    case 'assistant': {
+      if (item.thinking) {
+        wrap.append(collapsible(`${item.id}:thinking`, open, 'thinking', [el('span', '', 'Thinking')], [el('div', 'thinking-text', item.thinking)]));
+      }
+      if (item.text) wrap.append(markdown(item.text, 'answer'));
+      if (item.streaming) wrap.append(el('span', 'cursor', '▍'));
+      break;
+    }
+    case 'tool':
+      wrap.append(renderTool(item, open));
+      break;
+    case 'bash': {
+      const cmd = String(item.command ?? (item.args?.command as string | undefined) ?? item.text ?? '');
+      const body: Node[] = [];
+      if (item.output) body.push(el('pre', 'output', item.output));
+      if (typeof item.exitCode === 'number') body.push(el('div', 'exit', `exit code ${item.exitCode}`));
+      wrap.append(collapsible(`${item.id}:bash`, open, 'tool bash', [el('span', 'tool-name', '$'), el('span', 'tool-subject', shorten(cmd, 100))], body));
+      break;
+    }
+    case 'summary':
+      wrap.append(collapsible(`${item.id}:summary`, open, 'summary', [el('span', '', String(item.title ?? 'Summary'))], [markdown(item.text ?? '', 'summary-text')]));
+      break;
+    case 'error':
+      wrap.append(el('div', 'error-text', item.text ?? 'error'));
+      break;
+    default:
+      wrap.append(el('div', 'info-text', item.text ?? ''));
+  }
+  return wrap;
+}
+
+const TASK_ICON: Record<string, string> = { pending: '○', in_progress: '◐', completed: '●' };
+
+export function renderTasks(list: HTMLElement, tasks: Task[]): void {
+  list.replaceChildren(
+    ...tasks.map((t) => {
+      const li = el('li', `task task-${t.status}`);
+      li.dataset.id = t.id;
+      li.append(el('span', 'task-icon', TASK_ICON[t.status] ?? '○'), el('span', 'task-text', t.status === 'in_progress' && t.activeForm ? t.activeForm : t.content));
+      return li;
+    }),
+  );
+}
+
+export function renderQueue(box: HTMLElement, state: DisplayState): void {
+  const steering = state.queue?.steering ?? [];
+  const followUp = state.queue?.followUp ?? [];
+  const rows: HTMLElement[] = [];
+  for (const m of steering) rows.push(queueRow('steer', queuedText(m)));
+  for (const m of followUp) rows.push(queueRow('follow-up', queuedText(m)));
+  box.replaceChildren(...rows);
+  box.classList.toggle('hidden', rows.length === 0);
+}
+
+function queueRow(kind: string, text: string): HTMLElement {
+  const r = el('div', `queued queued-${kind}`);
+  r.append(el('span', 'queued-kind', kind), el('span', 'queued-text', shorten(text, 200)));
+  return r;
+}
+
+export function errorText(e: unknown): string {
+  if (typeof e === 'string') return e;
+  if (e && typeof e === 'object') {
+    const m = (e as { message?: unknown }).message;
+    if (typeof m === 'string') return m;
+  }
+  return JSON.stringify(e);
+}
+
+export function renderRetry(box: HTMLElement, retry: DisplayState['retry']): void {
+  if (!retry) {
+    box.classList.add('hidden');
+    box.textContent = '';
+    return;
+  }
+  const parts = ['Retrying'];
+  if (typeof retry.attempt === 'number') parts.push(`(attempt ${retry.attempt}${typeof retry.maxAttempts === 'number' ? ` of ${retry.maxAttempts}` : ''})`);
+  if (typeof retry.delayMs === 'number') parts.push(`in ${Math.round(retry.delayMs / 100) / 10}s`);
+  const why = retry.message ?? retry.error;
+  box.textContent = `${parts.join(' ')}${why ? `: ${why}` : '…'}`;
+  box.classList.remove('hidden');
+}
