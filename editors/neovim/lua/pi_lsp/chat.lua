@@ -1,0 +1,286 @@
+-- :PiChat: a markdown transcript buffer that follows the display state, and an input buffer
+-- below it (<CR> send or steer, <C-f> follow-up, <C-c> abort, /command completion).
+local render = require('pi_lsp.render')
+local util = require('pi_lsp.util')
+
+local M = {}
+
+-- Views by cwd: {client, tbuf, ibuf, folds, unsub}.
+local views = {}
+-- Fold levels by transcript buffer (read by foldexpr).
+local folds_by_buf = {}
+
+function M.foldexpr(lnum)
+  local f = folds_by_buf[vim.api.nvim_get_current_buf()]
+  return (f and f[lnum]) or '0'
+end
+
+function M.foldtext()
+  local first = vim.fn.getline(vim.v.foldstart)
+  local n = vim.v.foldend - vim.v.foldstart
+  return string.format('%s  (%d lines)', first, n)
+end
+
+local function buf_valid(b)
+  return b and vim.api.nvim_buf_is_valid(b)
+end
+
+--- Writes the rendering of the client's state to the transcript, changing only the lines
+--- that differ, and keeps windows that were at the bottom following the stream.
+function M.render_view(view)
+  if not buf_valid(view.tbuf) then
+    return
+  end
+  local cfg = view.client.cfg.chat or {}
+  local lines, folds = render.render(view.client:display(), {
+    show_thinking = cfg.show_thinking,
+    max_output_lines = cfg.max_output_lines,
+  })
+  folds_by_buf[view.tbuf] = folds
+  local buf = view.tbuf
+  local old = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local first = 1
+  while first <= #old and first <= #lines and old[first] == lines[first] do
+    first = first + 1
+  end
+  if first > #old and first > #lines then
+    return
+  end
+  local so, sn = #old, #lines
+  while so >= first and sn >= first and old[so] == lines[sn] do
+    so, sn = so - 1, sn - 1
+  end
+  -- Windows at the bottom keep following the stream.
+  local follow = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(win) == buf then
+      local row = vim.api.nvim_win_get_cursor(win)[1]
+      if row >= #old - 1 or win ~= vim.api.nvim_get_current_win() then
+        follow[#follow + 1] = win
+      end
+    end
+  end
+  util.set_lines(buf, vim.list_slice(lines, first, sn), first - 1, so)
+  for _, win in ipairs(follow) do
+    pcall(vim.api.nvim_win_set_cursor, win, { #lines, 0 })
+  end
+end
+
+local function get_input(view)
+  if not buf_valid(view.ibuf) then
+    return ''
+  end
+  local lines = vim.api.nvim_buf_get_lines(view.ibuf, 0, -1, false)
+  return (table.concat(lines, '\n'):gsub('^%s+', ''):gsub('%s+$', ''))
+end
+
+--- Replaces the input text (used by the tree view to give back a user message). The chat
+--- buffers are created if needed; no window is opened.
+function M.set_input(client, text)
+  local view = M.ensure(client)
+  vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, util.lines(text or ''))
+end
+
+--- The current input text of the client's chat ('' when there is no chat).
+function M.input(client)
+  local view = views[client.cwd]
+  return view and get_input(view) or ''
+end
+
+--- Sends the input: `behavior` is 'steer' (default; starts a run when idle) or 'followUp'.
+function M.send(view, behavior)
+  local text = get_input(view)
+  if text == '' then
+    return
+  end
+  local saved = vim.api.nvim_buf_get_lines(view.ibuf, 0, -1, false)
+  vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { '' })
+  M.prompt(view.client, text, behavior, function(err)
+    if err and buf_valid(view.ibuf) and get_input(view) == '' then
+      vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, saved)
+    end
+  end)
+end
+
+--- Sends `text` as agent/prompt; errors (no model: -32003 with a hint) are reported.
+function M.prompt(client, text, behavior, cb)
+  client:request('agent/prompt', { text = text, streamingBehavior = behavior or 'steer' }, function(err, result)
+    if err then
+      local msg = err.message or vim.inspect(err)
+      if type(err.data) == 'table' and err.data.hint then
+        msg = msg .. ' — ' .. tostring(err.data.hint)
+      end
+      vim.notify('pi-lsp: ' .. msg, vim.log.levels.ERROR)
+    end
+    if cb then
+      cb(err, result)
+    end
+  end)
+end
+
+--- Aborts the run of `client` and drops its pending prompts.
+function M.abort(client)
+  require('pi_lsp.prompts').drop(client, 'aborted')
+  client:request('agent/abort', nil)
+end
+
+local function setup_transcript(view, buf)
+  local keys = view.client.cfg.keymaps
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].modifiable = false
+  util.map(buf, 'n', keys.abort, function()
+    M.abort(view.client)
+  end, 'Abort the run')
+  util.map(buf, 'n', keys.focus_input, function()
+    M.focus_input(view)
+  end, 'Go to the input')
+  util.map(buf, 'n', keys.pending, function()
+    require('pi_lsp.prompts').reopen()
+  end, 'Show pending prompts')
+end
+
+local function setup_input(view, buf)
+  local keys = view.client.cfg.keymaps
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].omnifunc = "v:lua.require'pi_lsp.complete'.omnifunc"
+  vim.api.nvim_buf_set_var(buf, 'pi_lsp_cwd', view.client.cwd)
+  util.map(buf, { 'n', 'i' }, keys.send, function()
+    if vim.fn.pumvisible() == 1 then
+      -- Accept the completion instead of sending.
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<C-y>', true, false, true), 'n', false)
+      return
+    end
+    M.send(view, 'steer')
+  end, 'Send (steers while a run is going)')
+  util.map(buf, { 'n', 'i' }, keys.follow_up, function()
+    M.send(view, 'followUp')
+  end, 'Queue a follow-up')
+  util.map(buf, { 'n', 'i' }, keys.abort, function()
+    M.abort(view.client)
+  end, 'Abort the run')
+  if view.client.cfg.chat.auto_complete ~= false then
+    vim.api.nvim_create_autocmd('TextChangedI', {
+      buffer = buf,
+      callback = function()
+        require('pi_lsp.complete').auto(buf)
+      end,
+    })
+  end
+end
+
+local function set_chat_win_options(win)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  vim.wo[win].number = false
+  vim.wo[win].relativenumber = false
+  vim.wo[win].signcolumn = 'no'
+  vim.wo[win].foldmethod = 'expr'
+  vim.wo[win].foldexpr = "v:lua.require'pi_lsp.chat'.foldexpr(v:lnum)"
+  vim.wo[win].foldtext = "v:lua.require'pi_lsp.chat'.foldtext()"
+  vim.wo[win].foldlevel = 0
+  vim.wo[win].foldenable = true
+end
+
+local function find_win(buf)
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if vim.api.nvim_win_get_buf(win) == buf then
+      return win
+    end
+  end
+end
+
+function M.focus_input(view)
+  local win = find_win(view.ibuf)
+  if win then
+    vim.api.nvim_set_current_win(win)
+  end
+end
+
+--- The chat view of `client`, creating its buffers (not windows) when needed.
+function M.ensure(client)
+  local view = views[client.cwd]
+  if view and buf_valid(view.tbuf) and buf_valid(view.ibuf) then
+    return view
+  end
+  if view and view.unsub then
+    view.unsub()
+  end
+  view = { client = client }
+  views[client.cwd] = view
+  local short = vim.fn.fnamemodify(client.cwd, ':t')
+  view.tbuf = util.scratch('pi://chat/' .. short, 'markdown')
+  view.ibuf = util.scratch('pi://input/' .. short, 'markdown')
+  setup_transcript(view, view.tbuf)
+  setup_input(view, view.ibuf)
+  view.unsub = client:subscribe(function(event)
+    if event == 'state' or event == 'status' then
+      M.render_view(view)
+    end
+  end)
+  M.render_view(view)
+  return view
+end
+
+local function open_windows(view, cfg)
+  local pos = cfg.position or 'right'
+  local size = cfg.size or 0.4
+  if pos == 'tab' then
+    vim.cmd('tabnew')
+  elseif pos == 'current' then
+    -- use the current window
+  elseif pos == 'bottom' then
+    local n = size < 1 and math.floor(vim.o.lines * size) or size
+    vim.cmd('botright ' .. n .. 'split')
+  else
+    local n = size < 1 and math.floor(vim.o.columns * size) or size
+    vim.cmd((pos == 'left' and 'topleft ' or 'botright ') .. n .. 'vsplit')
+  end
+  local twin = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(twin, view.tbuf)
+  set_chat_win_options(twin)
+  vim.cmd('belowright ' .. (cfg.input_height or 4) .. 'split')
+  local iwin = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(iwin, view.ibuf)
+  vim.wo[iwin].winfixheight = true
+  vim.wo[iwin].number = false
+  vim.wo[iwin].relativenumber = false
+  vim.wo[iwin].foldenable = false
+  local last = vim.api.nvim_buf_line_count(view.tbuf)
+  pcall(vim.api.nvim_win_set_cursor, twin, { last, 0 })
+  return twin, iwin
+end
+
+--- Opens (or focuses) the chat of `client` and returns its view.
+function M.open(client)
+  local view = M.ensure(client)
+  local iwin = find_win(view.ibuf)
+  if iwin then
+    vim.api.nvim_set_current_win(iwin)
+  else
+    local twin = find_win(view.tbuf)
+    if twin then
+      vim.api.nvim_set_current_win(twin)
+      vim.cmd('belowright ' .. (client.cfg.chat.input_height or 4) .. 'split')
+      vim.api.nvim_win_set_buf(0, view.ibuf)
+    else
+      open_windows(view, client.cfg.chat)
+    end
+  end
+  return view
+end
+
+--- The view of `client`, if a chat was opened.
+function M.view(client)
+  return views[client.cwd]
+end
+
+--- Forgets the view of `cwd` (its client was removed).
+function M.forget(cwd)
+  local view = views[cwd]
+  if view and view.unsub then
+    view.unsub()
+  end
+  views[cwd] = nil
+end
+
+return M

@@ -1,0 +1,152 @@
+-- pi_lsp: Neovim front end of pi-lsp. setup{}, the :Pi* commands and the statusline.
+local config = require('pi_lsp.config')
+
+local M = {}
+
+local current = nil
+
+--- Configures the plugin (see :help pi_lsp-setup). Calling it again replaces the options;
+--- running servers keep theirs until :PiRestart.
+function M.setup(opts)
+  current = config.merge(opts)
+  if current.keymaps == false then
+    current.keymaps = {}
+  end
+  return M
+end
+
+--- The effective options (defaults when setup{} was never called).
+function M.config()
+  if not current then
+    current = config.merge({})
+  end
+  return current
+end
+
+local function buffer_cwd()
+  local ok, cwd = pcall(vim.api.nvim_buf_get_var, 0, 'pi_lsp_cwd')
+  if ok and type(cwd) == 'string' then
+    return cwd
+  end
+  return vim.loop.cwd()
+end
+
+--- The client of the current directory (or of the chat buffer you are in), started on demand.
+function M.client()
+  local clients = require('pi_lsp.client')
+  local cwd = buffer_cwd()
+  local c = clients.get(cwd, false)
+  if not c then
+    c = clients.get(cwd, true, M.config())
+    c:subscribe(function(event)
+      if event == 'state' or event == 'status' or event == 'progress' then
+        pcall(vim.cmd, 'redrawstatus')
+      end
+    end)
+  end
+  return c
+end
+
+--- Statusline component: "pi · model · mode · running · ctx 12%".
+function M.statusline()
+  return require('pi_lsp.statusline').get()
+end
+
+--- Opens the chat; with `text`, sends it too.
+function M.chat(text)
+  local c = M.client()
+  local chat = require('pi_lsp.chat')
+  local view = chat.open(c)
+  if text and text ~= '' then
+    chat.prompt(c, text, 'steer')
+  end
+  return view
+end
+
+function M.abort()
+  require('pi_lsp.chat').abort(M.client())
+end
+
+function M.tasks()
+  return require('pi_lsp.tasks').open(M.client())
+end
+
+function M.tree()
+  return require('pi_lsp.tree').open(M.client())
+end
+
+function M.sessions(all)
+  require('pi_lsp.pickers').sessions(M.client(), all)
+end
+
+function M.new_session()
+  M.client():request('session/new', { cwd = M.client().cwd }, function(err, r)
+    if err then
+      return vim.notify('pi-lsp: session/new: ' .. (err.message or ''), vim.log.levels.ERROR)
+    end
+    vim.notify('pi-lsp: new session ' .. tostring(r.path), vim.log.levels.INFO)
+  end)
+end
+
+function M.model(name)
+  require('pi_lsp.pickers').model(M.client(), name)
+end
+
+function M.mode(id)
+  require('pi_lsp.pickers').mode(M.client(), id)
+end
+
+function M.thinking(level)
+  require('pi_lsp.pickers').thinking(M.client(), level)
+end
+
+function M.compact(instructions)
+  require('pi_lsp.pickers').compact(M.client(), instructions)
+end
+
+function M.pending()
+  local n = require('pi_lsp.prompts').reopen()
+  if n == 0 then
+    vim.notify('pi-lsp: nothing pending', vim.log.levels.INFO)
+  end
+end
+
+function M.restart()
+  M.client():restart()
+end
+
+-- Command-line completion helpers (synchronous, short timeout).
+local function complete_from(method, field, fmt)
+  return function(lead)
+    local c = require('pi_lsp.client').get(buffer_cwd(), false)
+    if not c or not c.ready then
+      return {}
+    end
+    local err, r = c:request_sync(method, nil, 1000)
+    if err or type(r) ~= 'table' then
+      return {}
+    end
+    local out = {}
+    for _, x in ipairs(r[field] or {}) do
+      local s = fmt(x)
+      if s:sub(1, #lead) == lead then
+        out[#out + 1] = s
+      end
+    end
+    return out
+  end
+end
+
+M.complete_model = complete_from('model/list', 'models', function(m)
+  return tostring(m.provider) .. '/' .. tostring(m.id)
+end)
+M.complete_mode = complete_from('mode/list', 'modes', function(m)
+  return tostring(m.id)
+end)
+function M.complete_thinking(lead)
+  return vim.tbl_filter(function(l)
+    return l:sub(1, #lead) == lead
+  end, require('pi_lsp.pickers').thinking_levels)
+end
+
+return M

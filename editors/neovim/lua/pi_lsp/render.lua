@@ -1,0 +1,261 @@
+-- Rendering of a DisplayState (docs/protocol.md § Display) to chat-buffer lines. Pure Lua: it
+-- returns lines and a fold level per line, and the chat view writes them to the buffer.
+local M = {}
+
+M.status_icon = {
+  pending = '○',
+  awaiting_approval = '?',
+  running = '…',
+  done = '✓',
+  error = '✗',
+  declined = '⊘',
+}
+
+local function split(text)
+  if text == nil or text == vim.NIL then
+    return {}
+  end
+  text = tostring(text):gsub('\r\n', '\n'):gsub('\r', '\n')
+  return vim.split(text, '\n', { plain = true })
+end
+
+local function present(v)
+  return v ~= nil and v ~= vim.NIL and v ~= ''
+end
+
+--- A one-line summary of tool arguments: the path, command or pattern when there is one.
+function M.args_summary(args)
+  if type(args) ~= 'table' then
+    return ''
+  end
+  for _, k in ipairs({ 'path', 'file_path', 'command', 'pattern', 'query', 'url', 'question', 'title' }) do
+    local v = args[k]
+    if type(v) == 'string' and v ~= '' then
+      local first = split(v)[1] or ''
+      if #first > 80 then
+        first = first:sub(1, 77) .. '...'
+      end
+      return first
+    end
+  end
+  return ''
+end
+
+-- Encodes args for display; vim.json.encode sorts nothing, so keys are sorted for stable output.
+local function encode_args(args)
+  if type(args) ~= 'table' then
+    return { tostring(args) }
+  end
+  local keys = vim.tbl_keys(args)
+  table.sort(keys, function(a, b)
+    return tostring(a) < tostring(b)
+  end)
+  local out = {}
+  for _, k in ipairs(keys) do
+    local v = args[k]
+    local s
+    if type(v) == 'string' then
+      local lines = split(v)
+      if #lines > 1 then
+        out[#out + 1] = k .. ':'
+        for _, l in ipairs(lines) do
+          out[#out + 1] = '  ' .. l
+        end
+      else
+        s = v
+      end
+    else
+      local ok, enc = pcall(vim.json.encode, v)
+      s = ok and enc or tostring(v)
+    end
+    if s then
+      out[#out + 1] = k .. ': ' .. s
+    end
+  end
+  return out
+end
+
+--- Renders `state` into a list of lines and a parallel list of fold levels ('0', '>1', '1').
+---@param state table|nil the DisplayState
+---@param opts table|nil {show_thinking=bool, max_output_lines=int}
+---@return string[] lines, string[] folds
+function M.render(state, opts)
+  opts = opts or {}
+  local max_out = opts.max_output_lines or 200
+  local lines, folds = {}, {}
+  local function add(line, fold)
+    lines[#lines + 1] = line
+    folds[#folds + 1] = fold or '0'
+  end
+  local function add_block(list, fold, prefix)
+    for _, l in ipairs(list) do
+      add((prefix or '') .. l, fold)
+    end
+  end
+  local function fenced(lang, body, fold)
+    local n = #body
+    local shown = body
+    if n > max_out then
+      shown = vim.list_slice(body, 1, max_out)
+    end
+    add('```' .. (lang or ''), fold)
+    add_block(shown, fold)
+    if n > max_out then
+      add(string.format('... (%d more lines)', n - max_out), fold)
+    end
+    add('```', fold)
+  end
+  local function blank()
+    if #lines > 0 and lines[#lines] ~= '' then
+      add('')
+    end
+  end
+
+  if type(state) ~= 'table' then
+    add('_Connecting to pi-lsp..._')
+    return lines, folds
+  end
+
+  local items = state.items or {}
+  for _, item in ipairs(items) do
+    if type(item) == 'table' then
+      local kind = item.kind
+      if kind == 'user' then
+        blank()
+        add('## You')
+        add_block(split(item.text))
+      elseif kind == 'assistant' then
+        blank()
+        add('## Assistant')
+        if opts.show_thinking ~= false and present(item.thinking) then
+          add('> _Thinking_', '>1')
+          add_block(split(item.thinking), '1', '> ')
+          add('', '1')
+        end
+        add_block(split(item.text))
+        if item.streaming == true and not present(item.text) then
+          add('...')
+        end
+      elseif kind == 'tool' then
+        blank()
+        local icon = M.status_icon[item.status] or '•'
+        local summary = M.args_summary(item.args)
+        local head = string.format('%s **%s**', icon, item.toolName or 'tool')
+        if summary ~= '' then
+          head = head .. ' `' .. summary .. '`'
+        end
+        head = head .. ' — ' .. tostring(item.status or '')
+        if item.isError == true and item.status ~= 'error' then
+          head = head .. ' (error)'
+        end
+        add(head, '>1')
+        if present(item.diff) then
+          fenced('diff', split(item.diff), '1')
+        elseif type(item.args) == 'table' and next(item.args) ~= nil then
+          fenced('', encode_args(item.args), '1')
+        end
+        if present(item.output) then
+          fenced('', split(item.output), '1')
+        end
+      elseif kind == 'bash' then
+        blank()
+        local head = '$ ' .. tostring(item.command or item.text or '')
+        if type(item.exitCode) == 'number' and item.exitCode ~= 0 then
+          head = head .. string.format('  (exit %d)', item.exitCode)
+        end
+        add(head, '>1')
+        if present(item.output) then
+          fenced('', split(item.output), '1')
+        end
+      elseif kind == 'summary' then
+        blank()
+        add('### Summary', '>1')
+        add_block(split(item.text or item.summary), '1')
+      elseif kind == 'error' then
+        blank()
+        local body = split(item.text or item.message)
+        add('> **Error:** ' .. (body[1] or ''))
+        add_block(vim.list_slice(body, 2), '0', '> ')
+      else
+        blank()
+        add_block(split(item.text or item.message), '0', '> ')
+      end
+    end
+  end
+
+  -- Footer: queued messages, pending prompts, retries, run state.
+  local footer = {}
+  local queue = state.queue
+  if type(queue) == 'table' then
+    for _, q in ipairs(type(queue.steering) == 'table' and queue.steering or {}) do
+      footer[#footer + 1] = '_Queued (steer):_ ' .. (split(type(q) == 'table' and q.text or q)[1] or '')
+    end
+    for _, q in ipairs(type(queue.followUp) == 'table' and queue.followUp or {}) do
+      footer[#footer + 1] = '_Queued (follow-up):_ ' .. (split(type(q) == 'table' and q.text or q)[1] or '')
+    end
+  end
+  local pending = state.pending
+  if type(pending) == 'table' then
+    if type(pending.approval) == 'table' then
+      local a = pending.approval
+      footer[#footer + 1] = '**Approval needed:** '
+        .. tostring(a.display or a.toolName or 'tool call')
+        .. ' (:PiPending)'
+    end
+    if type(pending.question) == 'table' then
+      footer[#footer + 1] = '**Question:** ' .. tostring(pending.question.question or '') .. ' (:PiPending)'
+    end
+    if type(pending.plan) == 'table' then
+      footer[#footer + 1] = '**Plan awaiting approval:** ' .. tostring(pending.plan.title or '') .. ' (:PiPending)'
+    end
+  end
+  for _, e in ipairs(type(state.errors) == 'table' and state.errors or {}) do
+    local msg = type(e) == 'table' and (e.message or e.text) or e
+    footer[#footer + 1] = '**Error:** ' .. (split(msg)[1] or '')
+  end
+  if type(state.retry) == 'table' then
+    local r = state.retry
+    footer[#footer + 1] = string.format('_Retrying (attempt %s)..._ %s', tostring(r.attempt or '?'), tostring(r.message or r.error or ''))
+  end
+  if type(state.compaction) == 'table' then
+    footer[#footer + 1] = '_Compacting context..._'
+  end
+  if state.status == 'running' or (state.phase and state.phase ~= 'idle' and state.phase ~= vim.NIL) then
+    footer[#footer + 1] = '_Working (' .. tostring(state.phase or state.status) .. ')..._ <C-c> aborts'
+  end
+  if #footer > 0 then
+    blank()
+    add('---')
+    add_block(footer)
+  end
+  if #lines == 0 then
+    add('_New session. Type below and press <CR>._')
+  end
+  return lines, folds
+end
+
+--- A tasks list as lines: `[x]` done, `[~]` in progress (its activeForm), `[ ]` pending.
+function M.tasks(tasks)
+  local out = {}
+  for _, t in ipairs(type(tasks) == 'table' and tasks or {}) do
+    if type(t) == 'table' then
+      local status = t.status
+      local mark, text = '[ ]', t.content
+      if status == 'completed' or status == 'done' then
+        mark = '[x]'
+      elseif status == 'in_progress' then
+        mark = '[~]'
+        text = present(t.activeForm) and t.activeForm or t.content
+      elseif status == 'cancelled' then
+        mark = '[-]'
+      end
+      out[#out + 1] = mark .. ' ' .. tostring(text or t.id or '')
+    end
+  end
+  if #out == 0 then
+    out[1] = 'No tasks.'
+  end
+  return out
+end
+
+return M

@@ -1,0 +1,123 @@
+-- Display state store: applies `display/state` frames (docs/protocol.md § Display) to a Lua
+-- table. Pure Lua, no editor calls, so it is unit-tested directly.
+local M = {}
+
+-- Walks `path` (all but the last element) from `root` and returns the parent container and
+-- the final key, converted to a Lua key (JSON array indices are 0-based, Lua's are 1-based).
+local function resolve(root, path)
+  if type(path) ~= 'table' or #path == 0 then
+    return nil, nil, 'empty path'
+  end
+  local node = root
+  for i = 1, #path - 1 do
+    local k = path[i]
+    local key = type(k) == 'number' and k + 1 or k
+    local child = node[key]
+    if type(child) ~= 'table' then
+      -- `set` may create intermediate objects (for example pending.approval.args).
+      child = {}
+      node[key] = child
+    end
+    node = child
+  end
+  local last = path[#path]
+  if type(last) == 'number' then
+    return node, last + 1, nil, true
+  end
+  if type(last) ~= 'string' then
+    return nil, nil, 'path element must be a string or a number'
+  end
+  return node, last, nil, false
+end
+
+--- Applies one op to `root` in place. Returns nil, or an error string when the op is malformed.
+---@param root table
+---@param op table {op=, path=, value=}
+function M.apply_op(root, op)
+  local parent, key, err, is_index = resolve(root, op.path)
+  if err then
+    return err
+  end
+  local kind = op.op
+  if kind == 'set' then
+    local v = op.value
+    if v == vim.NIL then
+      v = nil
+    end
+    parent[key] = v
+  elseif kind == 'append' then
+    local cur = parent[key]
+    if cur == nil or cur == vim.NIL then
+      cur = ''
+    end
+    if type(cur) ~= 'string' then
+      return 'append to a non-string at ' .. table.concat(vim.tbl_map(tostring, op.path), '.')
+    end
+    parent[key] = cur .. tostring(op.value or '')
+  elseif kind == 'push' then
+    local arr = parent[key]
+    if type(arr) ~= 'table' then
+      arr = {}
+      parent[key] = arr
+    end
+    arr[#arr + 1] = op.value == nil and vim.NIL or op.value
+  elseif kind == 'delete' then
+    if is_index then
+      table.remove(parent, key)
+    else
+      parent[key] = nil
+    end
+  else
+    return 'unknown op ' .. tostring(kind)
+  end
+  return nil
+end
+
+--- A Store holds one DisplayState and its version.
+---@class PiStore
+---@field state table|nil
+---@field version integer
+local Store = {}
+Store.__index = Store
+
+function M.new()
+  return setmetatable({ state = nil, version = 0 }, Store)
+end
+
+--- Applies a `display/state` notification. Returns 'ok', 'resync' (a gap or a bad op: the
+--- caller must ask `display/snapshot`), or 'stale' (an old frame, ignored).
+---@param frame table {version=, state=?|ops=?}
+function Store:apply(frame)
+  if type(frame) ~= 'table' or type(frame.version) ~= 'number' then
+    return 'resync'
+  end
+  if frame.state ~= nil then
+    self.state = frame.state
+    self.version = frame.version
+    return 'ok'
+  end
+  if self.state == nil then
+    return 'resync'
+  end
+  if frame.version <= self.version then
+    return 'stale'
+  end
+  if frame.version ~= self.version + 1 then
+    return 'resync'
+  end
+  for _, op in ipairs(frame.ops or {}) do
+    if M.apply_op(self.state, op) then
+      return 'resync'
+    end
+  end
+  self.version = frame.version
+  return 'ok'
+end
+
+--- Replaces the state with a `display/snapshot` result.
+function Store:reset(snapshot)
+  self.state = snapshot.state
+  self.version = snapshot.version or 0
+end
+
+return M

@@ -1,0 +1,164 @@
+-- :PiTree: the session tree in a float. The current branch is marked ('*', the leaf '>'),
+-- labels are shown; <CR> navigates, f forks, L labels, s navigates with a branch summary.
+local tree_render = require('pi_lsp.tree_render')
+local util = require('pi_lsp.util')
+
+local M = {}
+
+local function index_nodes(roots, into)
+  local stack = {}
+  for _, r in ipairs(type(roots) == 'table' and roots or {}) do
+    stack[#stack + 1] = r
+  end
+  while #stack > 0 do
+    local n = table.remove(stack)
+    if type(n) == 'table' then
+      if n.id then
+        into[n.id] = n
+      end
+      for _, c in ipairs(type(n.children) == 'table' and n.children or {}) do
+        stack[#stack + 1] = c
+      end
+    end
+  end
+  return into
+end
+
+local function report(what, err)
+  vim.notify('pi-lsp: ' .. what .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+end
+
+local function give_back(client, text)
+  if type(text) == 'string' and text ~= '' then
+    require('pi_lsp.chat').set_input(client, text)
+    vim.notify('pi-lsp: the message is back in the chat input', vim.log.levels.INFO)
+  end
+end
+
+--- Opens the tree float of `client`. Returns the view {buf, win, ids, nodes, refresh}.
+function M.open(client)
+  local keys = client.cfg.keymaps
+  local buf = util.scratch(nil, 'pi_lsp_tree')
+  util.set_lines(buf, { 'Loading the session tree...' })
+  vim.bo[buf].modifiable = false
+  local width = math.floor(vim.o.columns * 0.7)
+  local win = util.float(buf, { string.rep(' ', width) }, { title = 'Session tree', height = math.floor(vim.o.lines * 0.6) })
+  vim.wo[win].cursorline = true
+  vim.wo[win].wrap = false
+  local view = { buf = buf, win = win, ids = {}, nodes = {}, client = client }
+
+  function view.refresh(cb)
+    client:request('session/tree', nil, function(err, tree)
+      if err then
+        report('session/tree', err)
+        return
+      end
+      if not vim.api.nvim_buf_is_valid(buf) then
+        return
+      end
+      local lines, ids = tree_render.render(tree)
+      view.tree, view.ids, view.nodes = tree, ids, index_nodes(tree.roots, {})
+      util.set_lines(buf, lines)
+      if vim.api.nvim_win_is_valid(win) then
+        for i, id in ipairs(ids) do
+          if id ~= '' and id == tree.leafId then
+            pcall(vim.api.nvim_win_set_cursor, win, { i, 0 })
+          end
+        end
+      end
+      if cb then
+        cb(tree)
+      end
+    end)
+  end
+
+  --- The node under the cursor (or at line `lnum`).
+  function view.node(lnum)
+    lnum = lnum or vim.api.nvim_win_get_cursor(win)[1]
+    local id = view.ids[lnum]
+    return id and view.nodes[id]
+  end
+
+  function view.navigate(node, opts, cb)
+    opts = opts or {}
+    local params = { targetId = node.id, summarize = opts.summarize == true }
+    if opts.instructions and opts.instructions ~= '' then
+      params.customInstructions = opts.instructions
+    end
+    client:request('session/navigate', params, function(err, result)
+      if err then
+        report('session/navigate', err)
+      else
+        give_back(client, result.editorText)
+      end
+      view.refresh(cb)
+    end)
+  end
+
+  function view.fork(node, cb)
+    local is_user = node.type == 'message' and node.role == 'user'
+    client:request('session/fork', { entryId = node.id, at = not is_user }, function(err, result)
+      if err then
+        report('session/fork', err)
+      else
+        vim.notify('pi-lsp: forked into ' .. tostring(result.path or result.sessionId), vim.log.levels.INFO)
+        give_back(client, result.editorText)
+      end
+      view.refresh(cb)
+    end)
+  end
+
+  function view.label(node, text, cb)
+    client:request('session/label', { entryId = node.id, label = text }, function(err)
+      if err then
+        report('session/label', err)
+      end
+      view.refresh(cb)
+    end)
+  end
+
+  local function with_node(fn)
+    return function()
+      local node = view.node()
+      if node then
+        fn(node)
+      end
+    end
+  end
+
+  util.map(buf, 'n', keys.tree_navigate, with_node(function(node)
+    view.navigate(node)
+  end), 'Navigate to this entry')
+  util.map(buf, 'n', keys.tree_summarize, with_node(function(node)
+    vim.ui.input({ prompt = 'Summary instructions (optional): ' }, function(text)
+      if text ~= nil then
+        view.navigate(node, { summarize = true, instructions = text })
+      end
+    end)
+  end), 'Navigate here, summarizing the abandoned branch')
+  util.map(buf, 'n', keys.tree_fork, with_node(function(node)
+    view.fork(node)
+  end), 'Fork a new session here')
+  util.map(buf, 'n', keys.tree_label, with_node(function(node)
+    local cur = node.label
+    if cur == nil or cur == vim.NIL then
+      cur = ''
+    end
+    vim.ui.input({ prompt = 'Label (empty clears): ', default = cur }, function(text)
+      if text ~= nil then
+        view.label(node, text)
+      end
+    end)
+  end), 'Label this entry')
+  util.map(buf, 'n', keys.tree_refresh, function()
+    view.refresh()
+  end, 'Refresh')
+  util.map(buf, 'n', keys.close, function()
+    util.close_win(win)
+  end, 'Close')
+  view.refresh()
+  M.last = view
+  return view
+end
+
+return M

@@ -1,0 +1,82 @@
+-- pi_lsp commands. The server starts on first use; see :help pi_lsp.
+if vim.g.loaded_pi_lsp then
+  return
+end
+vim.g.loaded_pi_lsp = true
+
+local function pi()
+  return require('pi_lsp')
+end
+
+local function cmd(name, fn, opts)
+  vim.api.nvim_create_user_command(name, fn, opts or {})
+end
+
+local function arg(o)
+  return o.args ~= '' and o.args or nil
+end
+
+cmd('PiChat', function(o)
+  pi().chat(arg(o))
+end, { nargs = '*', desc = 'Open the pi chat (and send the text given)' })
+cmd('PiAbort', function()
+  pi().abort()
+end, { desc = 'Abort the pi run' })
+cmd('PiPending', function()
+  pi().pending()
+end, { desc = 'Show pending approvals, questions and plans' })
+cmd('PiTasks', function()
+  pi().tasks()
+end, { desc = 'Show the task list' })
+cmd('PiTree', function()
+  pi().tree()
+end, { desc = 'Show the session tree' })
+cmd('PiSessions', function(o)
+  pi().sessions(o.bang)
+end, { bang = true, desc = 'Resume a session of this directory (! all)' })
+cmd('PiNew', function()
+  pi().new_session()
+end, { desc = 'Start a new session' })
+cmd('PiModel', function(o)
+  pi().model(arg(o))
+end, {
+  nargs = '?',
+  complete = function(lead)
+    return pi().complete_model(lead)
+  end,
+  desc = 'Pick the model',
+})
+cmd('PiMode', function(o)
+  pi().mode(arg(o))
+end, {
+  nargs = '?',
+  complete = function(lead)
+    return pi().complete_mode(lead)
+  end,
+  desc = 'Pick the mode',
+})
+cmd('PiThinking', function(o)
+  pi().thinking(arg(o))
+end, {
+  nargs = '?',
+  complete = function(lead)
+    return pi().complete_thinking(lead)
+  end,
+  desc = 'Set the thinking level',
+})
+cmd('PiCompact', function(o)
+  pi().compact(arg(o))
+end, { nargs = '*', desc = 'Compact the context now' })
+cmd('PiRestart', function()
+  pi().restart()
+end, { desc = 'Restart pi-lsp for this directory' })
+
+vim.api.nvim_create_autocmd('VimLeavePre', {
+  group = vim.api.nvim_create_augroup('pi_lsp', { clear = true }),
+  callback = function()
+    local ok, clients = pcall(require, 'pi_lsp.client')
+    if ok then
+      clients.stop_all()
+    end
+  end,
+})

@@ -1,0 +1,69 @@
+local t = ...
+
+t.test('config merge keeps defaults and replaces cmd lists', function()
+  local config = require('pi_lsp.config')
+  local c = config.merge({ cmd = { '/x/pi-lsp' }, keymaps = { send = '<C-s>' }, chat = { position = 'bottom' } })
+  t.eq({ '/x/pi-lsp' }, c.cmd)
+  t.eq('<C-s>', c.keymaps.send)
+  t.eq('<C-f>', c.keymaps.follow_up)
+  t.eq('bottom', c.chat.position)
+  t.eq(4, c.chat.input_height)
+  t.eq({ 'pi-lsp' }, config.merge(nil).cmd)
+  t.eq({ 'pi' }, config.merge({ cmd = 'pi' }).cmd)
+end)
+
+t.test('statusline text: model, mode, running, context %', function()
+  local s = require('pi_lsp.statusline')
+  t.eq('pi · fake/m1 · Build · running · ctx 13%', s.text({
+    model = 'fake/m1',
+    mode = { id = 'build', name = 'Build' },
+    status = 'running',
+    phase = 'turn',
+    tokens = { contextTokens = 16384, contextWindow = 128000 },
+  }, 'running'))
+  t.eq('pi · fake/m1 · Plan · YOLO · think:high · idle', s.text({
+    model = 'fake/m1',
+    mode = { id = 'plan', name = 'Plan' },
+    yolo = true,
+    thinkingLevel = 'high',
+    status = 'idle',
+    phase = 'idle',
+  }, 'running'))
+  t.eq('pi · Compacting context 40%', s.text({ status = 'idle', phase = 'compaction' }, 'running', { title = 'Compacting context', percentage = 40 }))
+  t.eq('pi: starting', s.text(nil, 'starting'))
+  t.eq('', s.text(nil, 'stopped'))
+end)
+
+t.test('slash completion matches commands by prefix', function()
+  local c = require('pi_lsp.complete')
+  local cmds = {
+    { name = 'skill:pdf', description = 'PDF tools\nmore', kind = 'skill' },
+    { name = 'review', description = 'Review code', kind = 'template' },
+    { name = 'skill:sql', kind = 'skill' },
+  }
+  local m = c.matches(cmds, '/skill:')
+  t.eq({ '/skill:pdf', '/skill:sql' }, vim.tbl_map(function(x)
+    return x.word
+  end, m))
+  t.eq('[skill] PDF tools', m[1].menu)
+  t.eq(3, #c.matches(cmds, '/'))
+  t.eq('/rev', c.slash_word('/rev', 4, 1))
+  t.eq(nil, c.slash_word('/rev', 4, 2))
+  t.eq(nil, c.slash_word('fix /rev', 8, 1))
+end)
+
+t.test('the rpc transport can answer server requests later', function()
+  local _, async = require('pi_lsp.transport').rpc()
+  t.ok(async, 'vim.lsp.rpc of this Neovim could not be made asynchronous')
+end)
+
+t.test('session and model labels', function()
+  local p = require('pi_lsp.pickers')
+  t.eq('2026-01-02 10:11:12  fix the test  (12 entries)', p.session_label({
+    firstMessage = 'fix the test',
+    modified = '2026-01-02T10:11:12.345Z',
+    entryCount = 12,
+  }))
+  t.eq('2026-01-02 10:11:12  Refactor  (3 entries)', p.session_label({ name = 'Refactor', modified = '2026-01-02T10:11:12Z', entryCount = 3 }))
+  t.eq('fake/m1  M1  128k  (no auth)  (current)', p.model_label({ provider = 'fake', id = 'm1', name = 'M1', contextWindow = 128000, authenticated = false }, 'fake/m1'))
+end)

@@ -1,0 +1,120 @@
+local t = ...
+local render = require('pi_lsp.render')
+
+local function find(lines, s)
+  for i, l in ipairs(lines) do
+    if l == s then
+      return i
+    end
+  end
+end
+
+t.test('no state yet shows a connecting line', function()
+  local lines, folds = render.render(nil)
+  t.eq({ '_Connecting to pi-lsp..._' }, lines)
+  t.eq({ '0' }, folds)
+end)
+
+t.test('empty idle state invites typing', function()
+  local lines = render.render({ status = 'idle', phase = 'idle', items = {} })
+  t.has(lines, 'New session')
+end)
+
+t.test('user and assistant messages render as markdown sections', function()
+  local lines, folds = render.render({
+    status = 'idle',
+    phase = 'idle',
+    items = {
+      { id = 'a1', kind = 'user', text = 'fix the test' },
+      { id = 'a2', kind = 'assistant', text = 'Line one\nLine two', thinking = 'hmm' },
+    },
+  })
+  t.eq({ '## You', 'fix the test', '', '## Assistant', '> _Thinking_', '> hmm', '', 'Line one', 'Line two' }, lines)
+  t.eq({ '0', '0', '0', '0', '>1', '1', '1', '0', '0' }, folds)
+  local no_thinking = render.render({ items = { { kind = 'assistant', text = 'x', thinking = 'hmm' } } }, { show_thinking = false })
+  t.eq({ '## Assistant', 'x' }, no_thinking)
+end)
+
+t.test('a tool call is a fold: header, diff, output', function()
+  local lines, folds = render.render({
+    status = 'idle',
+    items = {
+      {
+        id = 'call_1',
+        kind = 'tool',
+        toolName = 'edit',
+        args = { path = 'a.go' },
+        status = 'done',
+        diff = '--- a/a.go\n+++ b/a.go\n-x\n+y',
+        output = 'Edited a.go',
+      },
+    },
+  })
+  local h = find(lines, '✓ **edit** `a.go` — done')
+  t.ok(h, 'header missing:\n' .. table.concat(lines, '\n'))
+  t.eq('>1', folds[h])
+  t.eq('```diff', lines[h + 1])
+  t.eq('+y', lines[h + 5])
+  t.has(lines, 'Edited a.go')
+  for i = h + 1, #lines do
+    t.eq('1', folds[i], 'line ' .. i .. ' is inside the fold')
+  end
+end)
+
+t.test('a tool without a diff shows its args; long output is cut', function()
+  local out = {}
+  for i = 1, 10 do
+    out[i] = 'line ' .. i
+  end
+  local lines = render.render({
+    items = {
+      { kind = 'tool', toolName = 'bash', args = { command = 'make test', timeout = 5 }, status = 'running', output = table.concat(out, '\n') },
+    },
+  }, { max_output_lines = 3 })
+  t.has(lines, '… **bash** `make test` — running')
+  t.has(lines, 'command: make test')
+  t.has(lines, 'timeout: 5')
+  t.has(lines, '... (7 more lines)')
+  t.eq(nil, vim.tbl_contains(lines, 'line 4') or nil)
+end)
+
+t.test('footer: pending approval, queue, errors and the running state', function()
+  local lines = render.render({
+    status = 'running',
+    phase = 'turn',
+    items = { { kind = 'user', text = 'go' } },
+    queue = { steering = { 'use the other API' }, followUp = { { text = 'then test' } } },
+    pending = { approval = { toolName = 'write', display = 'write a.txt (1 lines)' } },
+    errors = { { message = 'boom' } },
+  })
+  t.has(lines, '---')
+  t.has(lines, '_Queued (steer):_ use the other API')
+  t.has(lines, '_Queued (follow-up):_ then test')
+  t.has(lines, '**Approval needed:** write a.txt (1 lines)')
+  t.has(lines, '**Error:** boom')
+  t.has(lines, '_Working (turn)..._')
+end)
+
+t.test('other item kinds', function()
+  local lines = render.render({
+    items = {
+      { kind = 'bash', command = 'ls', output = 'a\nb', exitCode = 2 },
+      { kind = 'summary', text = 'We did things' },
+      { kind = 'error', text = 'rate limited' },
+      { kind = 'info', text = 'model changed' },
+    },
+  })
+  t.has(lines, '$ ls  (exit 2)')
+  t.has(lines, '### Summary')
+  t.has(lines, '> **Error:** rate limited')
+  t.has(lines, '> model changed')
+end)
+
+t.test('tasks render with status marks', function()
+  t.eq({ '[x] Write tests', '[~] Running tests', '[ ] Ship' }, render.tasks({
+    { id = '1', content = 'Write tests', status = 'completed' },
+    { id = '2', content = 'Run tests', status = 'in_progress', activeForm = 'Running tests' },
+    { id = '3', content = 'Ship', status = 'pending' },
+  }))
+  t.eq({ 'No tasks.' }, render.tasks({}))
+end)
