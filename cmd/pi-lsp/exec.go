@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+)
+
+// runExec is `pi-lsp exec`: one headless run in the current directory. Text
+// streams to stdout (or events, one JSON object per line, with --json); the
+// run is recorded in a session. Tools that need approval are refused unless
+// --yolo: there is nobody to ask.
+func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("exec", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	asJSON := fs.Bool("json", false, "print one harness event per line")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
+	if prompt == "" {
+		fmt.Fprintln(stderr, `pi-lsp exec: a prompt is required: pi-lsp exec "fix the failing test"`)
+		return 2
+	}
+	if c.logLevel == "info" {
+		c.logLevel = "warn"
+	}
+	h, _, err := c.newHarness(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
+		return 1
+	}
+	defer h.Close()
+
+	var mu sync.Mutex
+	failed, aborted := false, false
+	lastWasText := false
+	enc := json.NewEncoder(stdout)
+	h.Subscribe(func(ev harness.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev.Type {
+		case harness.EvError:
+			failed = true
+		case harness.EvAgentEnd:
+			if ev.Reason == "error" {
+				failed = true
+			}
+			if ev.Reason == "aborted" {
+				aborted = true
+			}
+		}
+		if *asJSON {
+			_ = enc.Encode(ev)
+			return
+		}
+		switch ev.Type {
+		case harness.EvMessageUpdate:
+			if ev.DeltaKind == "text" {
+				fmt.Fprint(stdout, ev.Delta)
+				lastWasText = true
+			}
+		case harness.EvToolStart:
+			if lastWasText {
+				fmt.Fprintln(stdout)
+				lastWasText = false
+			}
+			fmt.Fprintf(stderr, "→ %s %s\n", ev.ToolName, truncateLine(string(ev.Args), 160))
+		case harness.EvToolEnd:
+			if ev.IsError {
+				fmt.Fprintf(stderr, "✗ %s: %s\n", ev.ToolName, truncateLine(ev.Output, 300))
+			}
+		case harness.EvRetryStart:
+			fmt.Fprintf(stderr, "retrying in %d ms (attempt %d): %s\n", ev.DelayMs, ev.Attempt, ev.Error)
+		case harness.EvError:
+			fmt.Fprintf(stderr, "error: %s\n", ev.Error)
+		case harness.EvAgentEnd:
+			if lastWasText {
+				fmt.Fprintln(stdout)
+			}
+		}
+	})
+	if _, err := h.Prompt(ctx, prompt, harness.PromptOptions{}); err != nil {
+		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
+		return 1
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			h.Abort()
+		case <-done:
+		}
+	}()
+	_ = h.Wait(context.Background())
+	close(done)
+	info := h.SessionInfo()
+	if !*asJSON {
+		fmt.Fprintf(stderr, "session: %s\n", info.Path)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	switch {
+	case aborted:
+		return 130
+	case failed:
+		return 1
+	}
+	return 0
+}
+
+func truncateLine(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

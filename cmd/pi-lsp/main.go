@@ -1,0 +1,67 @@
+// Command pi-lsp is a coding-agent harness served to editors over JSON-RPC
+// on stdio. Subcommands: serve (the default), exec, sessions, version.
+//
+// main only parses flags and wires packages together.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// version is set at link time (-X main.version=...).
+var version = "0.1.0-dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `pi-lsp — a coding-agent harness for editors
+
+Usage:
+  pi-lsp [serve] [flags]            serve the native protocol (LSP-framed JSON-RPC) on stdio
+  pi-lsp exec [flags] "prompt"      one headless run in the current directory
+  pi-lsp sessions list|show|fork    inspect sessions
+  pi-lsp version
+
+Flags (serve, exec):
+  --model provider/id    default model
+  --skill PATH           extra skill file or directory (repeatable)
+  --sessions-dir DIR     where sessions live (default $PI_LSP_SESSIONS or ~/.pi/agent/sessions)
+  --cwd DIR              working directory (default the current one)
+  --yolo                 approve every tool call that no policy denies
+exec only:
+  --json                 print one harness event per line instead of text
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	sub := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	switch sub {
+	case "serve":
+		return runServe(ctx, args, stdin, stdout, stderr)
+	case "exec":
+		return runExec(ctx, args, stdout, stderr)
+	case "sessions":
+		return RunSessions(ctx, args, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "pi-lsp %s\n", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "pi-lsp: unknown subcommand %q\n\n%s", sub, usage)
+		return 2
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/env"
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/session"
+)
+
+// common holds the flags serve, acp and exec share.
+type common struct {
+	model       string
+	skills      multiFlag
+	sessionsDir string
+	cwd         string
+	yolo        bool
+	logLevel    string
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.model, "model", "", "default model (provider/id)")
+	fs.Var(&c.skills, "skill", "extra skill file or directory (repeatable)")
+	fs.StringVar(&c.sessionsDir, "sessions-dir", "", "sessions directory")
+	fs.StringVar(&c.cwd, "cwd", "", "working directory")
+	fs.BoolVar(&c.yolo, "yolo", false, "approve every tool call no policy denies")
+	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug|info|warn|error")
+}
+
+func agentDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".pi", "agent")
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// newHarness wires a harness from the flags and the environment.
+func (c *common) newHarness(stderr io.Writer) (*harness.Harness, *llm.Registry, error) {
+	cwd := c.cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, nil, fmt.Errorf("cwd: %w", err)
+		}
+	}
+	abs, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cwd: %w", err)
+	}
+	root := c.sessionsDir
+	if root == "" {
+		root = session.DefaultRoot()
+	}
+	skillPaths := append([]string{}, c.skills...)
+	if v := os.Getenv("PI_LSP_SKILLS"); v != "" {
+		skillPaths = append(filepath.SplitList(v), skillPaths...)
+	}
+	log := newLogger(stderr, c.logLevel)
+	reg := llm.NewRegistry(llm.RegistryOptions{})
+	h := harness.New(harness.Config{
+		Env:          env.NewLocal(abs),
+		Models:       reg,
+		Streamer:     llm.NewClient(llm.ClientOptions{}),
+		SessionsRoot: root,
+		AgentDir:     agentDir(),
+		SkillPaths:   skillPaths,
+		DefaultModel: c.model,
+		Yolo:         c.yolo,
+		Environ:      os.Environ(),
+		Logger:       log,
+	})
+	return h, reg, nil
+}

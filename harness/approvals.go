@@ -1,0 +1,265 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+// Policy is a standing verdict for a tool or a category.
+type Policy string
+
+// Policies.
+const (
+	PolicyAllow Policy = "allow"
+	PolicyAsk   Policy = "ask"
+	PolicyDeny  Policy = "deny"
+)
+
+// Decision is the user's answer to an approval request.
+type Decision string
+
+// Decisions a client may send.
+const (
+	DecisionApprove             Decision = "approve"
+	DecisionDecline             Decision = "decline"
+	DecisionAlwaysAllowTool     Decision = "alwaysAllowTool"
+	DecisionAlwaysAllowCategory Decision = "alwaysAllowCategory"
+)
+
+// Grants are the session-level "always allow" answers.
+type Grants struct {
+	Tools      []string `json:"tools"`
+	Categories []string `json:"categories"`
+}
+
+// Permissions are the standing policies and session grants. They are stored
+// in the session as a pi-lsp/permissions custom entry.
+type Permissions struct {
+	Tools      map[string]Policy `json:"tools"`
+	Categories map[string]Policy `json:"categories"`
+	Grants     Grants            `json:"grants"`
+}
+
+// DefaultPermissions: read and other allowed, edit, execute and mcp asked.
+func DefaultPermissions() Permissions {
+	return Permissions{
+		Tools: map[string]Policy{},
+		Categories: map[string]Policy{
+			"read": PolicyAllow, "edit": PolicyAsk, "execute": PolicyAsk, "mcp": PolicyAsk, "other": PolicyAllow,
+		},
+	}
+}
+
+func (p Permissions) normalized() Permissions {
+	d := DefaultPermissions()
+	if p.Tools == nil {
+		p.Tools = d.Tools
+	}
+	if p.Categories == nil {
+		p.Categories = d.Categories
+	}
+	for k, v := range d.Categories {
+		if _, ok := p.Categories[k]; !ok {
+			p.Categories[k] = v
+		}
+	}
+	return p
+}
+
+func (p Permissions) clone() Permissions {
+	out := Permissions{Tools: map[string]Policy{}, Categories: map[string]Policy{}}
+	for k, v := range p.Tools {
+		out.Tools[k] = v
+	}
+	for k, v := range p.Categories {
+		out.Categories[k] = v
+	}
+	out.Grants.Tools = append([]string{}, p.Grants.Tools...)
+	out.Grants.Categories = append([]string{}, p.Grants.Categories...)
+	return out
+}
+
+// Verdict is what the approval chain decides for one call.
+type Verdict struct {
+	Policy Policy
+	Rule   string // which rule matched, for the result text and logs
+}
+
+// resolveApproval walks the chain; the first match wins:
+// per-tool deny, YOLO, per-tool policy, session grant (tool, then category),
+// category policy, ask.
+func resolveApproval(p Permissions, yolo bool, tool string, category tools.Category) Verdict {
+	if p.Tools[tool] == PolicyDeny {
+		return Verdict{PolicyDeny, "tool policy: deny"}
+	}
+	if yolo {
+		return Verdict{PolicyAllow, "yolo"}
+	}
+	if pol, ok := p.Tools[tool]; ok && pol != "" {
+		return Verdict{pol, "tool policy: " + string(pol)}
+	}
+	if contains(p.Grants.Tools, tool) {
+		return Verdict{PolicyAllow, "session grant: tool"}
+	}
+	if contains(p.Grants.Categories, string(category)) {
+		return Verdict{PolicyAllow, "session grant: category"}
+	}
+	if pol, ok := p.Categories[string(category)]; ok && pol != "" {
+		return Verdict{pol, "category policy: " + string(pol)}
+	}
+	return Verdict{PolicyAsk, "default"}
+}
+
+// PermissionsView is what permissions/get returns.
+type PermissionsView struct {
+	Yolo bool `json:"yolo"`
+	Permissions
+}
+
+// Permissions returns the standing policies, grants and YOLO flag.
+func (h *Harness) Permissions() PermissionsView {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return PermissionsView{Yolo: h.yolo, Permissions: h.perms.clone()}
+}
+
+// PermissionsUpdate changes policies; nil fields are left alone.
+type PermissionsUpdate struct {
+	Tools       map[string]Policy `json:"tools"`
+	Categories  map[string]Policy `json:"categories"`
+	Yolo        *bool             `json:"yolo"`
+	ClearGrants bool              `json:"clearGrants"`
+}
+
+// SetPermissions applies an update and stores it in the session.
+func (h *Harness) SetPermissions(ctx context.Context, u PermissionsUpdate) (PermissionsView, error) {
+	for k, v := range u.Tools {
+		if !validPolicy(v) && v != "" {
+			return PermissionsView{}, fmt.Errorf("%w: tool %q policy %q (want allow|ask|deny, or \"\" to clear)", ErrInvalid, k, v)
+		}
+	}
+	for k, v := range u.Categories {
+		switch k {
+		case "read", "edit", "execute", "mcp", "other":
+		default:
+			return PermissionsView{}, fmt.Errorf("%w: unknown category %q (want read|edit|execute|mcp|other)", ErrInvalid, k)
+		}
+		if !validPolicy(v) {
+			return PermissionsView{}, fmt.Errorf("%w: category %q policy %q (want allow|ask|deny)", ErrInvalid, k, v)
+		}
+	}
+	h.mu.Lock()
+	p := h.perms.clone()
+	for k, v := range u.Tools {
+		if v == "" {
+			delete(p.Tools, k)
+		} else {
+			p.Tools[k] = v
+		}
+	}
+	for k, v := range u.Categories {
+		p.Categories[k] = v
+	}
+	if u.ClearGrants {
+		p.Grants = Grants{}
+	}
+	h.perms = p
+	yoloChanged := u.Yolo != nil && *u.Yolo != h.yolo
+	if u.Yolo != nil {
+		h.yolo = *u.Yolo
+	}
+	h.mu.Unlock()
+	h.persistPermissions(ctx)
+	if yoloChanged {
+		h.persistState(ctx)
+	}
+	return h.Permissions(), nil
+}
+
+func validPolicy(p Policy) bool { return p == PolicyAllow || p == PolicyAsk || p == PolicyDeny }
+
+func (h *Harness) persistPermissions(ctx context.Context) {
+	s := h.Session()
+	if s == nil {
+		return
+	}
+	h.mu.Lock()
+	p := h.perms.clone()
+	h.mu.Unlock()
+	if _, err := s.AppendCustom(ctx, customPermissions, p); err != nil {
+		h.log.Warn("persist permissions", "err", err)
+	}
+}
+
+func (h *Harness) grant(ctx context.Context, tool string, category tools.Category, d Decision) {
+	h.mu.Lock()
+	switch d {
+	case DecisionAlwaysAllowTool:
+		if !contains(h.perms.Grants.Tools, tool) {
+			h.perms.Grants.Tools = append(h.perms.Grants.Tools, tool)
+			sort.Strings(h.perms.Grants.Tools)
+		}
+	case DecisionAlwaysAllowCategory:
+		if !contains(h.perms.Grants.Categories, string(category)) {
+			h.perms.Grants.Categories = append(h.perms.Grants.Categories, string(category))
+			sort.Strings(h.perms.Grants.Categories)
+		}
+	}
+	h.mu.Unlock()
+	h.persistPermissions(ctx)
+}
+
+// approve runs the approval chain for one call, asking the user when the
+// verdict is ask. It returns nil when the call may run, or the text the model
+// gets instead.
+func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, display string) (refusal string) {
+	name, cat := call.Name, t.Category()
+	h.mu.Lock()
+	v := resolveApproval(h.perms, h.yolo, name, cat)
+	h.mu.Unlock()
+	switch v.Policy {
+	case PolicyAllow:
+		return ""
+	case PolicyDeny:
+		return fmt.Sprintf("Tool call denied by policy (%s). The %s tool is not allowed in this session; do not retry it, choose another way or ask the user.", v.Rule, name)
+	}
+	ui := h.getUI()
+	if ui == nil {
+		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat)
+	}
+	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: json.RawMessage(h.redact.Redact(string(call.Args))), Display: display}
+	if !json.Valid(req.Args) {
+		req.Args = call.Args
+	}
+	h.emit(Event{Type: EvApproval, ToolCallID: call.ID, ToolName: name, Approval: &req})
+	d, err := ui.RequestApproval(ctx, req)
+	if err != nil {
+		decision := "decline"
+		if ctx.Err() != nil {
+			decision = "aborted"
+		}
+		h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: decision})
+		if errors.Is(err, tools.ErrNoUI) {
+			return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and the connected client cannot approve tool calls. Do not retry it; explain what you wanted to do.", name, cat)
+		}
+		if ctx.Err() != nil {
+			return "Tool call cancelled: the run was aborted while waiting for approval."
+		}
+		return fmt.Sprintf("Tool call declined: the approval request failed (%v).", err)
+	}
+	h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: string(d)})
+	switch d {
+	case DecisionApprove:
+		return ""
+	case DecisionAlwaysAllowTool, DecisionAlwaysAllowCategory:
+		h.grant(ctx, name, cat, d)
+		return ""
+	default:
+		return fmt.Sprintf("Tool call declined by the user: %s was not run. Do not retry the same call; ask the user what they want instead.", name)
+	}
+}

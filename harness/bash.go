@@ -1,0 +1,77 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/env"
+	"github.com/pi-lsp/pi-lsp/llm"
+)
+
+// BashResult is the outcome of a user-run command (agent/bash).
+type BashResult struct {
+	Output         string `json:"output"`
+	ExitCode       *int   `json:"exitCode"`
+	Cancelled      bool   `json:"cancelled"`
+	Truncated      bool   `json:"truncated"`
+	FullOutputPath string `json:"fullOutputPath,omitempty"`
+}
+
+const bashMaxBytes = 50 * 1024
+
+// Bash runs a command for the user in the session cwd and records it as a
+// bashExecution message (in context unless excludeFromContext). It needs
+// the idle phase. ctx cancels it.
+func (h *Harness) Bash(ctx context.Context, command string, excludeFromContext bool) (BashResult, error) {
+	if strings.TrimSpace(command) == "" {
+		return BashResult{}, fmt.Errorf("%w: empty command", ErrInvalid)
+	}
+	if err := h.beginSwitch(); err != nil {
+		return BashResult{}, err
+	}
+	defer h.endSwitch()
+	s, err := h.ensureSession(ctx)
+	if err != nil {
+		return BashResult{}, err
+	}
+	var out []byte
+	res, err := h.cfg.Env.Exec(ctx, env.ExecRequest{Command: command}, func(b []byte) {
+		out = append(out, b...)
+	})
+	r := BashResult{}
+	switch {
+	case err == nil:
+		code := res.ExitCode
+		r.ExitCode = &code
+	case env.CodeOf(err) == env.CodeAborted || env.CodeOf(err) == env.CodeTimeout || errors.Is(err, context.Canceled):
+		r.Cancelled = true
+	default:
+		return BashResult{}, fmt.Errorf("bash: %w", err)
+	}
+	text := string(out)
+	if len(out) > bashMaxBytes {
+		f, ferr := os.CreateTemp("", "pi-lsp-bash-*.log")
+		if ferr == nil {
+			_, _ = f.Write(out)
+			_ = f.Close()
+			r.FullOutputPath = f.Name()
+		}
+		text = string(out[len(out)-bashMaxBytes:])
+		r.Truncated = true
+	}
+	r.Output = text
+	m := llm.Message{Role: llm.RoleBashExecution, Command: command, Output: text, ExitCode: r.ExitCode,
+		Cancelled: r.Cancelled, Truncated: r.Truncated, FullOutputPath: r.FullOutputPath,
+		ExcludeFromContext: excludeFromContext, Timestamp: h.now()}
+	safe := h.displayCopy(m)
+	h.emit(Event{Type: EvMessageStart, Message: &safe})
+	if _, err := s.AppendMessage(context.Background(), m); err != nil {
+		return r, fmt.Errorf("record bash: %w", err)
+	}
+	h.emit(Event{Type: EvMessageEnd, Message: &safe})
+	r.Output = h.redact.Redact(r.Output)
+	return r, nil
+}

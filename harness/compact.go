@@ -1,0 +1,261 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/pi-lsp/pi-lsp/compaction"
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/session"
+)
+
+// branchItems converts the current branch into compaction items, with the
+// recorded tool-output trims applied.
+func (h *Harness) branchItems(ctx context.Context) ([]compaction.Item, error) {
+	s := h.Session()
+	if s == nil {
+		return nil, nil
+	}
+	entries, err := s.Branch("")
+	if err != nil {
+		return nil, fmt.Errorf("read branch: %w", err)
+	}
+	items := make([]compaction.Item, 0, len(entries))
+	for _, e := range entries {
+		items = append(items, entryItem(e))
+	}
+	return compaction.ApplyTrims(items, h.loadTrims(s)), nil
+}
+
+func entryItem(e *session.Entry) compaction.Item {
+	it := compaction.Item{EntryID: e.ID, Kind: compaction.KindOther}
+	switch e.Type {
+	case "message":
+		if e.Message != nil {
+			m := *e.Message
+			it.Kind, it.Message = compaction.KindMessage, &m
+		}
+	case "compaction":
+		it.Kind, it.Summary, it.FirstKeptEntryID = compaction.KindCompaction, e.Summary, e.FirstKeptEntryID
+		it.Details = fileOps(e)
+		ts, _ := parseTimestamp(e.Timestamp)
+		it.Message = &llm.Message{Role: llm.RoleCompactionSummary, Summary: e.Summary, TokensBefore: e.TokensBefore, Timestamp: ts}
+	case "branch_summary":
+		it.Kind, it.Summary = compaction.KindBranchSummary, e.Summary
+		it.Details = fileOps(e)
+		ts, _ := parseTimestamp(e.Timestamp)
+		it.Message = &llm.Message{Role: llm.RoleBranchSummary, Summary: e.Summary, FromID: e.FromID, Timestamp: ts}
+	case "custom_message":
+		ts, _ := parseTimestamp(e.Timestamp)
+		it.Kind = compaction.KindCustomMessage
+		it.Message = &llm.Message{Role: llm.RoleCustom, CustomType: e.CustomType, Content: e.Content, Display: e.Display, Details: e.Details, Timestamp: ts}
+	}
+	return it
+}
+
+func fileOps(e *session.Entry) *compaction.FileOps {
+	if e.FromHook || len(e.Details) == 0 {
+		return nil
+	}
+	var f compaction.FileOps
+	if json.Unmarshal(e.Details, &f) != nil {
+		return nil
+	}
+	return &f
+}
+
+// loadTrims returns the tool-output trims recorded on the current branch.
+func (h *Harness) loadTrims(s *session.Session) []compaction.Trim {
+	raw, ok := s.LatestCustom(customTrim)
+	if !ok {
+		return nil
+	}
+	var rec struct {
+		Trims []compaction.Trim `json:"trims"`
+	}
+	if json.Unmarshal(raw, &rec) != nil {
+		return nil
+	}
+	return rec.Trims
+}
+
+// contextMessages is what the model sees: the session's context with the
+// recorded trims applied.
+func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
+	items, err := h.branchItems(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return compaction.ContextMessages(items), nil
+}
+
+// maybeCompact runs before every model call. When the context is over the
+// threshold it first trims old tool outputs (cheap, lossless for
+// decisions), and only then summarizes.
+func (h *Harness) maybeCompact(ctx context.Context, model llm.Model) error {
+	h.mu.Lock()
+	enabled := h.autoCompact
+	h.mu.Unlock()
+	if !enabled || model.ContextWindow <= 0 {
+		return nil
+	}
+	s := h.budget(model)
+	est := compaction.NewEstimator(model.ID)
+	items, err := h.branchItems(ctx)
+	if err != nil {
+		return err
+	}
+	tokens, _ := compaction.ContextTokens(compaction.ContextMessages(items), est)
+	if !compaction.ShouldCompact(tokens, model.ContextWindow, s) {
+		return nil
+	}
+	if trimmed, saved, trims := compaction.TrimToolOutputs(items, s, est, 0); saved > 0 && len(trims) > 0 {
+		if err := h.recordTrims(ctx, trims); err != nil {
+			return err
+		}
+		tokens, _ = compaction.ContextTokens(compaction.ContextMessages(trimmed), est)
+		if !compaction.ShouldCompact(tokens, model.ContextWindow, s) {
+			return nil
+		}
+	}
+	err = h.compact(ctx, model, "threshold", "")
+	if errors.Is(err, errNothingToCompact) {
+		return fmt.Errorf("%w: the context (%d tokens) does not fit the %s window (%d) and nothing is left to compact", compaction.ErrWindowTooSmall, tokens, model.Ref(), model.ContextWindow)
+	}
+	return err
+}
+
+var errNothingToCompact = errors.New("nothing to compact")
+
+func (h *Harness) recordTrims(ctx context.Context, trims []compaction.Trim) error {
+	s := h.Session()
+	all := map[string]compaction.Trim{}
+	for _, t := range h.loadTrims(s) {
+		all[t.EntryID] = t
+	}
+	for _, t := range trims {
+		all[t.EntryID] = t
+	}
+	// Only trims of entries still in context matter; the record stays small.
+	items, err := h.branchItems(ctx)
+	if err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	for _, m := range items {
+		live[m.EntryID] = true
+	}
+	list := make([]compaction.Trim, 0, len(all))
+	for id, t := range all {
+		if live[id] {
+			list = append(list, t)
+		}
+	}
+	if _, err := s.AppendCustom(ctx, customTrim, map[string]any{"trims": list}); err != nil {
+		return fmt.Errorf("record trims: %w", err)
+	}
+	return nil
+}
+
+// CompactionResult is what compaction/run returns.
+type CompactionResult struct {
+	Summary          string `json:"summary"`
+	FirstKeptEntryID string `json:"firstKeptEntryId"`
+	TokensBefore     int    `json:"tokensBefore"`
+}
+
+// Compact summarizes old history now (compaction/run). It needs the idle
+// phase.
+func (h *Harness) Compact(ctx context.Context, customInstructions string) (CompactionResult, error) {
+	model, err := h.Model(ctx)
+	if err != nil {
+		return CompactionResult{}, err
+	}
+	if err := h.enterPhase(PhaseCompaction); err != nil {
+		return CompactionResult{}, err
+	}
+	defer h.setPhase(PhaseIdle)
+	if err := h.compactLocked(ctx, model, "manual", customInstructions); err != nil {
+		return CompactionResult{}, err
+	}
+	s := h.Session()
+	branch, err := s.Branch("")
+	if err != nil || len(branch) == 0 {
+		return CompactionResult{}, fmt.Errorf("read compaction: %w", err)
+	}
+	last := branch[len(branch)-1]
+	return CompactionResult{Summary: last.Summary, FirstKeptEntryID: last.FirstKeptEntryID, TokensBefore: last.TokensBefore}, nil
+}
+
+// compact runs a compaction inside a run (phase compaction, then back).
+func (h *Harness) compact(ctx context.Context, model llm.Model, reason, instructions string) error {
+	h.setPhase(PhaseCompaction)
+	defer h.setPhase(PhaseTurn)
+	return h.compactLocked(ctx, model, reason, instructions)
+}
+
+func (h *Harness) compactLocked(ctx context.Context, model llm.Model, reason, instructions string) error {
+	s := h.Session()
+	if s == nil {
+		return ErrNoSession
+	}
+	est := compaction.NewEstimator(model.ID)
+	items, err := h.branchItems(ctx)
+	if err != nil {
+		return err
+	}
+	prep, err := compaction.Prepare(items, h.budget(model), est)
+	if err != nil || prep == nil {
+		if err == nil {
+			err = errNothingToCompact
+		}
+		if reason == "manual" {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		return err
+	}
+	h.emit(Event{Type: EvCompactionStart, Reason: reason})
+	var res compaction.Result
+	cancelled := false
+	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeCompact) {
+		v := fn(ctx, prep)
+		if v.Cancel {
+			cancelled = true
+			break
+		}
+		if v.Summary != "" {
+			res = compaction.Result{Summary: v.Summary, FirstKeptEntryID: prep.FirstKeptEntryID, TokensBefore: prep.TokensBefore, Details: prep.FileOps}
+		}
+	}
+	if cancelled {
+		h.emit(Event{Type: EvCompactionEnd, Reason: reason, Error: "cancelled by a hook"})
+		return nil
+	}
+	fromHook := res.Summary != ""
+	if !fromHook {
+		res, err = compaction.Summarize(ctx, prep, model, h.cfg.Streamer, instructions)
+		if err != nil {
+			h.emit(Event{Type: EvCompactionEnd, Reason: reason, Error: err.Error()})
+			return fmt.Errorf("compaction failed (the session is unchanged): %w", err)
+		}
+	}
+	if _, err := s.AppendCompaction(ctx, res.Summary, res.FirstKeptEntryID, res.TokensBefore, res.Details, fromHook); err != nil {
+		h.emit(Event{Type: EvCompactionEnd, Reason: reason, Error: err.Error()})
+		return fmt.Errorf("record compaction: %w", err)
+	}
+	h.mu.Lock()
+	h.compactions++
+	h.mu.Unlock()
+	h.emit(Event{Type: EvCompactionEnd, Reason: reason, Summary: res.Summary, Tokens: h.tokensPtr()})
+	return nil
+}
+
+// SetAutoCompaction turns automatic compaction on or off.
+func (h *Harness) SetAutoCompaction(ctx context.Context, on bool) {
+	h.mu.Lock()
+	h.autoCompact = on
+	h.mu.Unlock()
+	h.persistState(ctx)
+}

@@ -1,0 +1,250 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/compaction"
+	"github.com/pi-lsp/pi-lsp/env"
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/session"
+	"github.com/pi-lsp/pi-lsp/skills"
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+// ModelSource resolves models; llm.Registry implements it.
+type ModelSource interface {
+	Find(ctx context.Context, ref string) (llm.Model, error)
+	Default(ctx context.Context) (llm.Model, error)
+}
+
+// UI is how the harness asks the user. The wire layer implements it; a
+// method returns tools.ErrNoUI when the client cannot answer.
+type UI interface {
+	RequestApproval(ctx context.Context, req ApprovalRequest) (Decision, error)
+	AskQuestion(ctx context.Context, q tools.Question) (string, error)
+	ApprovePlan(ctx context.Context, p tools.Plan) (tools.PlanVerdict, error)
+}
+
+// Config wires a Harness.
+type Config struct {
+	Env          env.Env
+	Models       ModelSource
+	Streamer     llm.Streamer
+	SessionsRoot string
+	AgentDir     string   // ~/.pi/agent: skills, prompts, AGENTS.md
+	SkillPaths   []string // $PI_LSP_SKILLS and --skill
+	DefaultModel string   // provider/id; "" = the registry's default
+	Yolo         bool
+	Tools        []tools.Tool // nil = tools.Builtins()
+	Modes        []Mode       // nil = DefaultModes()
+	Environ      []string     // for the secret redactor
+	Logger       *slog.Logger
+	Now          func() time.Time
+	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
+	BudgetOverrides map[string]compaction.Settings
+	// Hidden marks a harness whose sessions go to the hidden subagents dir.
+	Hidden bool
+}
+
+// Harness is one agent: a current session, a model, a mode and a run at a
+// time. All methods are safe for concurrent use.
+type Harness struct {
+	cfg    Config
+	log    *slog.Logger
+	redact *tools.Redactor
+	tools  []tools.Tool
+
+	subMu sync.Mutex
+	subs  map[int]func(Event)
+	subID int
+	seq   uint64
+
+	hooks hooks
+
+	mu          sync.Mutex
+	sess        *session.Session
+	phase       Phase
+	switching   bool
+	model       llm.Model
+	hasModel    bool
+	thinking    llm.ThinkingLevel
+	mode        string
+	modeModels  map[string]string
+	yolo        bool
+	perms       Permissions
+	taskList    []tools.Task
+	autoCompact bool
+	compactions int
+	ui          UI
+
+	steering []llm.Message
+	followUp []llm.Message
+	pending  []func(context.Context) error // changes queued during a turn, flushed at turn_end
+
+	runCancel   context.CancelFunc
+	runDone     chan struct{}
+	lastUsage   llm.Usage
+	cumulative  llm.Usage
+	skillsRes   *skills.Result
+	skillsDirty bool
+}
+
+// New builds a harness. It opens no session: the first prompt creates one
+// unless NewSession or OpenSession was called.
+func New(cfg Config) *Harness {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Modes == nil {
+		cfg.Modes = DefaultModes()
+	}
+	ts := cfg.Tools
+	if ts == nil {
+		ts = tools.Builtins()
+	}
+	h := &Harness{
+		cfg:         cfg,
+		log:         cfg.Logger,
+		redact:      tools.NewRedactor(cfg.Environ),
+		tools:       ts,
+		subs:        map[int]func(Event){},
+		phase:       PhaseIdle,
+		thinking:    llm.ThinkingOff,
+		mode:        cfg.Modes[0].ID,
+		modeModels:  map[string]string{},
+		yolo:        cfg.Yolo,
+		perms:       DefaultPermissions(),
+		autoCompact: true,
+		skillsDirty: true,
+	}
+	return h
+}
+
+// Subscribe registers fn for every event, in order. fn runs synchronously on
+// the emitting goroutine and must not block. The returned func unsubscribes.
+func (h *Harness) Subscribe(fn func(Event)) (unsubscribe func()) {
+	h.subMu.Lock()
+	id := h.subID
+	h.subID++
+	h.subs[id] = fn
+	h.subMu.Unlock()
+	return func() {
+		h.subMu.Lock()
+		delete(h.subs, id)
+		h.subMu.Unlock()
+	}
+}
+
+func (h *Harness) emit(ev Event) {
+	h.subMu.Lock()
+	h.seq++
+	ev.Seq = h.seq
+	for _, fn := range h.subs {
+		fn(ev)
+	}
+	h.subMu.Unlock()
+}
+
+// SetUI sets (or clears, with nil) the user interface the harness asks.
+func (h *Harness) SetUI(ui UI) {
+	h.mu.Lock()
+	h.ui = ui
+	h.mu.Unlock()
+}
+
+func (h *Harness) getUI() UI {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ui
+}
+
+// BusyError is returned by entry points that need the idle phase.
+type BusyError struct{ Phase Phase }
+
+func (e *BusyError) Error() string { return fmt.Sprintf("busy: the agent is in phase %q", e.Phase) }
+
+// ErrNoSession is returned when an operation needs a session and none is open.
+var ErrNoSession = errors.New("no session is open")
+
+// Phase returns the current phase.
+func (h *Harness) Phase() Phase {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.phase
+}
+
+func (h *Harness) setPhase(p Phase) {
+	h.mu.Lock()
+	changed := h.phase != p
+	h.phase = p
+	h.mu.Unlock()
+	if changed {
+		h.emit(Event{Type: EvPhase, Phase: p})
+	}
+}
+
+// enterPhase moves from idle to p, or fails with *BusyError.
+func (h *Harness) enterPhase(p Phase) error {
+	h.mu.Lock()
+	if h.phase != PhaseIdle || h.switching {
+		ph := h.phase
+		h.mu.Unlock()
+		return &BusyError{Phase: ph}
+	}
+	h.phase = p
+	h.mu.Unlock()
+	h.emit(Event{Type: EvPhase, Phase: p})
+	return nil
+}
+
+// Close aborts any run, waits for it and closes the session.
+func (h *Harness) Close() error {
+	h.Abort()
+	h.waitRun()
+	h.mu.Lock()
+	s := h.sess
+	h.sess = nil
+	h.mu.Unlock()
+	if s != nil {
+		return s.Close()
+	}
+	return nil
+}
+
+func (h *Harness) waitRun() {
+	h.mu.Lock()
+	done := h.runDone
+	h.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// Wait blocks until the current run (if any) ends or ctx is done.
+func (h *Harness) Wait(ctx context.Context) error {
+	h.mu.Lock()
+	done := h.runDone
+	h.mu.Unlock()
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Cwd is the working directory of the agent.
+func (h *Harness) Cwd() string { return h.cfg.Env.Cwd() }
+
+func (h *Harness) now() int64 { return h.cfg.Now().UnixMilli() }

@@ -1,0 +1,464 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+// startRun claims the idle harness and runs prompts in the background.
+func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
+	model, err := h.Model(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := h.ensureSession(ctx); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	if h.phase != PhaseIdle || h.switching || h.runDone != nil {
+		ph := h.phase
+		h.mu.Unlock()
+		return &BusyError{Phase: ph}
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	h.runCancel, h.runDone = cancel, done
+	h.phase = PhaseTurn
+	h.mu.Unlock()
+	h.emit(Event{Type: EvPhase, Phase: PhaseTurn})
+	go h.run(runCtx, cancel, done, model, prompts)
+	return nil
+}
+
+// run is one agent run: turns until the model stops asking for tools and
+// no steering or follow-up is queued, or until abort.
+func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan struct{}, model llm.Model, prompts []llm.Message) {
+	x := &host{h: h}
+	var endReason string
+	defer func() {
+		cancel()
+		h.flushPending(context.Background())
+		h.persistState(context.Background())
+		h.mu.Lock()
+		h.phase = PhaseIdle
+		h.runCancel, h.runDone = nil, nil
+		h.mu.Unlock()
+		h.emit(Event{Type: EvPhase, Phase: PhaseIdle})
+		h.emit(Event{Type: EvAgentEnd, Reason: endReason, Tokens: h.tokensPtr()})
+		close(done)
+		if p := x.planApproved.Load(); p != nil && endReason != string(llm.StopAborted) {
+			go h.handOverToBuild(*p)
+		}
+	}()
+	h.emit(Event{Type: EvAgentStart, Model: model.Ref()})
+
+	start := &AgentStart{Prompt: prompts}
+	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeAgentStart) {
+		fn(ctx, start)
+	}
+	for _, m := range append(start.Extra, start.Prompt...) {
+		if err := h.recordMessage(ctx, m); err != nil {
+			h.fail(fmt.Errorf("record prompt: %w", err))
+			endReason = "error"
+			return
+		}
+	}
+	overflowRetried := false
+	for {
+		h.emit(Event{Type: EvTurnStart})
+		if ctx.Err() != nil {
+			h.emit(Event{Type: EvTurnEnd})
+			endReason = string(llm.StopAborted)
+			return
+		}
+		model = h.currentModel(model)
+		if err := h.maybeCompact(ctx, model); err != nil {
+			h.emit(Event{Type: EvTurnEnd})
+			h.fail(err)
+			endReason = "error"
+			return
+		}
+		req, err := h.buildRequest(ctx, model, start.SystemPrompt)
+		if err != nil {
+			h.emit(Event{Type: EvTurnEnd})
+			h.fail(err)
+			endReason = "error"
+			return
+		}
+		msg := h.streamAssistant(ctx, req)
+		if msg.StopReason == llm.StopError && !overflowRetried && isContextOverflow(msg.ErrorMessage) {
+			// The provider says the context is too long: compact and retry once.
+			overflowRetried = true
+			h.emit(Event{Type: EvMessageEnd, Message: &msg})
+			if err := h.compact(ctx, model, "overflow", ""); err == nil {
+				h.emit(Event{Type: EvTurnEnd})
+				continue
+			}
+		}
+		if err := h.recordMessage(ctx, msg); err != nil {
+			h.fail(fmt.Errorf("record assistant message: %w", err))
+			endReason = "error"
+			return
+		}
+		calls := msg.ToolCalls()
+		terminate := false
+		if msg.StopReason == llm.StopAborted || msg.StopReason == llm.StopError {
+			// Every tool call gets a result, so the next turn is valid for any provider.
+			for _, c := range calls {
+				h.recordToolResult(context.Background(), c, cancelledResult(msg.StopReason))
+			}
+			h.emit(Event{Type: EvTurnEnd})
+			if msg.StopReason == llm.StopError {
+				h.fail(fmt.Errorf("model error: %s", msg.ErrorMessage))
+			}
+			endReason = string(msg.StopReason)
+			return
+		}
+		if len(calls) > 0 {
+			terminate = h.executeTools(ctx, x, calls)
+		}
+		h.emit(Event{Type: EvTurnEnd})
+		h.flushPending(ctx)
+		if ctx.Err() != nil {
+			endReason = string(llm.StopAborted)
+			return
+		}
+		if terminate || x.planApproved.Load() != nil {
+			endReason = "terminated"
+			return
+		}
+		if steer := h.takeSteering(); len(steer) > 0 {
+			h.emitQueue()
+			if !h.recordAll(ctx, steer) {
+				endReason = "error"
+				return
+			}
+			continue
+		}
+		if len(calls) > 0 {
+			continue
+		}
+		if fu := h.takeFollowUp(); len(fu) > 0 {
+			h.emitQueue()
+			if !h.recordAll(ctx, fu) {
+				endReason = "error"
+				return
+			}
+			continue
+		}
+		endReason = string(msg.StopReason)
+		return
+	}
+}
+
+func (h *Harness) recordAll(ctx context.Context, ms []llm.Message) bool {
+	for _, m := range ms {
+		if err := h.recordMessage(ctx, m); err != nil {
+			h.fail(fmt.Errorf("record message: %w", err))
+			return false
+		}
+	}
+	return true
+}
+
+// currentModel returns the model a queued change may have switched to.
+func (h *Harness) currentModel(fallback llm.Model) llm.Model {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.hasModel {
+		return h.model
+	}
+	return fallback
+}
+
+func (h *Harness) flushPending(ctx context.Context) {
+	h.mu.Lock()
+	pending := h.pending
+	h.pending = nil
+	h.mu.Unlock()
+	for _, fn := range pending {
+		if err := fn(ctx); err != nil {
+			h.fail(err)
+		}
+	}
+}
+
+// fail reports an error event.
+func (h *Harness) fail(err error) {
+	h.log.Warn("harness error", "err", err)
+	h.emit(Event{Type: EvError, Error: err.Error()})
+}
+
+// recordMessage appends a message to the session (fsynced) and emits
+// message_start and message_end. Events carry a display-safe copy.
+func (h *Harness) recordMessage(ctx context.Context, m llm.Message) error {
+	s := h.Session()
+	if s == nil {
+		return ErrNoSession
+	}
+	safe := h.displayCopy(m)
+	if m.Role != llm.RoleAssistant {
+		h.emit(Event{Type: EvMessageStart, Message: &safe})
+	}
+	if _, err := s.AppendMessage(ctx, m); err != nil {
+		return err
+	}
+	if m.Role == llm.RoleAssistant && m.StopReason != llm.StopError && m.StopReason != llm.StopAborted {
+		h.mu.Lock()
+		h.lastUsage = m.Usage
+		h.mu.Unlock()
+	}
+	h.emit(Event{Type: EvMessageEnd, Message: &safe})
+	if m.Role == llm.RoleAssistant {
+		h.addUsage(m.Usage)
+	}
+	return nil
+}
+
+// displayCopy is the message as the editor may see it: tool output with
+// secrets masked. The model keeps the real value.
+func (h *Harness) displayCopy(m llm.Message) llm.Message {
+	if m.Role != llm.RoleToolResult && m.Role != llm.RoleBashExecution {
+		return m
+	}
+	c := m
+	c.Content = make([]llm.ContentBlock, len(m.Content))
+	for i, b := range m.Content {
+		if b.Type == llm.BlockText {
+			b.Text = h.redact.Redact(b.Text)
+		}
+		c.Content[i] = b
+	}
+	c.Output = h.redact.Redact(m.Output)
+	c.Details = nil
+	return c
+}
+
+// buildRequest rebuilds the context, the system prompt and the active tools
+// for one model call.
+func (h *Harness) buildRequest(ctx context.Context, model llm.Model, systemOverride string) (llm.Request, error) {
+	msgs, err := h.contextMessages(ctx)
+	if err != nil {
+		return llm.Request{}, fmt.Errorf("build context: %w", err)
+	}
+	msgs = h.runContextHooks(ctx, msgs)
+	active := h.activeTools()
+	defs := make([]llm.Tool, 0, len(active))
+	for _, t := range active {
+		defs = append(defs, t.Definition())
+	}
+	sys := systemOverride
+	if sys == "" {
+		sys = h.systemPrompt(ctx, active)
+	}
+	req := llm.Request{Model: model, SystemPrompt: sys, Messages: msgs, Tools: defs}
+	if model.Reasoning {
+		req.ThinkingLevel = h.Thinking()
+	}
+	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeProviderRequest) {
+		fn(ctx, &req)
+	}
+	return req, nil
+}
+
+// streamAssistant runs one model call, emitting message_start, one
+// message_update per delta and leaving message_end to recordMessage.
+func (h *Harness) streamAssistant(ctx context.Context, req llm.Request) llm.Message {
+	started := false
+	msg := h.cfg.Streamer.Stream(ctx, req, func(ev llm.Event) {
+		switch ev.Type {
+		case llm.EventStart:
+			if !started {
+				started = true
+				h.emit(Event{Type: EvMessageStart, Message: &llm.Message{Role: llm.RoleAssistant, Model: req.Model.ID, Provider: req.Model.Provider}})
+			}
+		case llm.EventTextDelta, llm.EventThinkingDelta, llm.EventToolCallDelta:
+			if !started {
+				started = true
+				h.emit(Event{Type: EvMessageStart, Message: &llm.Message{Role: llm.RoleAssistant, Model: req.Model.ID, Provider: req.Model.Provider}})
+			}
+			kind := "text"
+			switch ev.Type {
+			case llm.EventThinkingDelta:
+				kind = "thinking"
+			case llm.EventToolCallDelta:
+				kind = "toolcall"
+			}
+			h.emit(Event{Type: EvMessageUpdate, DeltaKind: kind, Delta: ev.Delta, ContentIndex: ev.ContentIndex})
+		case llm.EventRetryStart:
+			h.setPhase(PhaseRetry)
+			h.emit(Event{Type: EvRetryStart, Attempt: ev.Attempt, DelayMs: ev.DelayMs, Error: ev.Error})
+		case llm.EventRetryEnd:
+			h.setPhase(PhaseTurn)
+			h.emit(Event{Type: EvRetryEnd, Attempt: ev.Attempt, Error: ev.Error})
+		}
+	})
+	if h.Phase() == PhaseRetry {
+		h.setPhase(PhaseTurn)
+	}
+	if !started {
+		h.emit(Event{Type: EvMessageStart, Message: &llm.Message{Role: llm.RoleAssistant, Model: req.Model.ID, Provider: req.Model.Provider}})
+	}
+	if msg.Role == "" {
+		msg.Role = llm.RoleAssistant
+	}
+	if msg.Timestamp == 0 {
+		msg.Timestamp = h.now()
+	}
+	return msg
+}
+
+func isContextOverflow(msg string) bool {
+	m := strings.ToLower(msg)
+	for _, s := range []string{"context length", "context_length_exceeded", "maximum context", "context window", "too many tokens", "prompt is too long", "reduce the length"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func cancelledResult(reason llm.StopReason) tools.Result {
+	text := "Tool call cancelled: the run was aborted before it ran."
+	if reason == llm.StopError {
+		text = "Tool call not run: the model's response ended with an error."
+	}
+	return tools.Result{Content: []llm.ContentBlock{llm.TextBlock(text)}, IsError: true}
+}
+
+// executeTools runs the calls of one assistant message in order. It returns
+// true when a hook asked to end the run.
+func (h *Harness) executeTools(ctx context.Context, x *host, calls []llm.ContentBlock) (terminate bool) {
+	byName := tools.ByName(h.activeTools())
+	for _, c := range calls {
+		if ctx.Err() != nil {
+			h.recordToolResult(context.Background(), c, cancelledResult(llm.StopAborted))
+			continue
+		}
+		call := tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments}
+		if len(call.Args) == 0 {
+			call.Args = json.RawMessage("{}")
+		}
+		safeArgs := json.RawMessage(h.redact.Redact(string(call.Args)))
+		if !json.Valid(safeArgs) {
+			safeArgs = call.Args
+		}
+		h.emit(Event{Type: EvToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: safeArgs})
+		res, term := h.runOneTool(ctx, x, byName, call)
+		terminate = terminate || term
+		h.recordToolResult(context.Background(), c, res)
+	}
+	return terminate
+}
+
+func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]tools.Tool, call tools.Call) (tools.Result, bool) {
+	t, ok := byName[call.Name]
+	if !ok {
+		return errorResult(fmt.Sprintf("Tool %q is not available in this mode. Available tools: %s.", call.Name, strings.Join(h.toolNames(), ", "))), false
+	}
+	if !json.Valid(call.Args) {
+		return errorResult(fmt.Sprintf("Invalid arguments for %s: not valid JSON: %s", call.Name, truncate(string(call.Args), 200))), false
+	}
+	if v := h.runToolCallHooks(ctx, call); v.Block {
+		reason := v.Reason
+		if reason == "" {
+			reason = "blocked by a hook"
+		}
+		return errorResult("Tool call blocked: " + reason), false
+	}
+	if refusal := h.approve(ctx, t, call, describeCall(call)); refusal != "" {
+		return errorResult(refusal), false
+	}
+	res := t.Execute(ctx, call, tools.Exec{
+		Env:  h.cfg.Env,
+		Host: x,
+		Update: func(partial string) {
+			h.emit(Event{Type: EvToolUpdate, ToolCallID: call.ID, ToolName: call.Name, Output: h.redact.Redact(partial)})
+		},
+		Redact: h.redact,
+	})
+	return h.runToolResultHooks(ctx, call, res)
+}
+
+func (h *Harness) toolNames() []string {
+	var out []string
+	for _, t := range h.activeTools() {
+		out = append(out, t.Definition().Name)
+	}
+	return out
+}
+
+func errorResult(text string) tools.Result {
+	return tools.Result{Content: []llm.ContentBlock{llm.TextBlock(text)}, IsError: true}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// describeCall renders a call for an approval prompt.
+func describeCall(call tools.Call) string {
+	var args map[string]any
+	_ = json.Unmarshal(call.Args, &args)
+	switch call.Name {
+	case "bash":
+		if c, ok := args["command"].(string); ok {
+			return "$ " + c
+		}
+	case "write":
+		if p, ok := args["path"].(string); ok {
+			content, _ := args["content"].(string)
+			return fmt.Sprintf("write %s (%d lines)", p, strings.Count(content, "\n")+1)
+		}
+	case "edit":
+		if p, ok := args["path"].(string); ok {
+			n := 1
+			if e, ok := args["edits"].([]any); ok {
+				n = len(e)
+			}
+			return fmt.Sprintf("edit %s (%d change(s))", p, n)
+		}
+	}
+	return call.Name + " " + truncate(string(call.Args), 300)
+}
+
+// recordToolResult records a tool result message and emits
+// tool_execution_end with the display-safe output.
+func (h *Harness) recordToolResult(ctx context.Context, c llm.ContentBlock, res tools.Result) {
+	m := llm.Message{Role: llm.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content, Details: res.Details, IsError: res.IsError, Timestamp: h.now()}
+	if m.Content == nil {
+		m.Content = []llm.ContentBlock{llm.TextBlock("")}
+	}
+	display := res.Display
+	if display == "" {
+		display = h.redact.Redact(m.Text())
+	} else {
+		display = h.redact.Redact(display)
+	}
+	h.emit(Event{Type: EvToolEnd, ToolCallID: c.ID, ToolName: c.Name, Output: display, IsError: res.IsError, Diff: h.redact.Redact(res.Diff), Path: res.Path})
+	if err := h.recordMessage(ctx, m); err != nil {
+		h.fail(fmt.Errorf("record tool result: %w", err))
+	}
+}
+
+// handOverToBuild switches an approved plan's session to Build mode once
+// the run is quiet, then starts the build run.
+func (h *Harness) handOverToBuild(p tools.Plan) {
+	ctx := context.Background()
+	if _, err := h.SetMode(ctx, "build"); err != nil {
+		h.fail(fmt.Errorf("plan approved, but switching to build mode failed: %w", err))
+		return
+	}
+	text := fmt.Sprintf("The plan %q was approved. You are now in Build mode with all tools: implement it step by step.", p.Title)
+	if err := h.startRun(ctx, []llm.Message{llm.UserText(text, h.now())}); err != nil {
+		h.fail(fmt.Errorf("plan approved, but the build run could not start: %w", err))
+	}
+}

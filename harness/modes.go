@@ -1,0 +1,245 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+// Mode is a saved agent configuration: a name, a color, a default model, a
+// prompt addition and the tools it may use.
+type Mode struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Color        string `json:"color"`
+	DefaultModel string `json:"defaultModel,omitempty"` // provider/id
+	Prompt       string `json:"prompt,omitempty"`       // replaces the built-in mode text of the system prompt
+	// ReadOnly modes refuse edit and execute tools.
+	ReadOnly bool `json:"readOnly,omitempty"`
+	// Tools, when set, limits the mode to these tool names.
+	Tools []string `json:"tools,omitempty"`
+}
+
+// DefaultModes are the built-in modes: Build (all tools), Plan (read-only,
+// ends with submit_plan) and Fast (a short prompt and fewer tools).
+func DefaultModes() []Mode {
+	return []Mode{
+		{ID: "build", Name: "Build", Color: "#4caf50"},
+		{ID: "plan", Name: "Plan", Color: "#2196f3", ReadOnly: true},
+		{ID: "fast", Name: "Fast", Color: "#ff9800",
+			Tools: []string{"read", "grep", "find", "ls", "edit", "write", "bash"}},
+	}
+}
+
+func (h *Harness) modeByID(id string) *Mode {
+	for i := range h.cfg.Modes {
+		if h.cfg.Modes[i].ID == id {
+			return &h.cfg.Modes[i]
+		}
+	}
+	return nil
+}
+
+// Modes lists the modes.
+func (h *Harness) Modes() []Mode { return append([]Mode(nil), h.cfg.Modes...) }
+
+// ModeState is the current mode, YOLO flag and the model each mode uses.
+type ModeState struct {
+	Mode       string            `json:"mode"`
+	Yolo       bool              `json:"yolo"`
+	Model      string            `json:"model"`
+	ModeModels map[string]string `json:"modeModels"`
+}
+
+// ModeState returns the current mode state.
+func (h *Harness) ModeState() ModeState {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ref := ""
+	if h.hasModel {
+		ref = h.model.Ref()
+	}
+	return ModeState{Mode: h.mode, Yolo: h.yolo, Model: ref, ModeModels: copyMap(h.modeModels)}
+}
+
+// SetMode switches mode: it aborts a running agent, remembers the model used
+// in the old mode and restores the one last used in the new mode (or the
+// mode's default).
+func (h *Harness) SetMode(ctx context.Context, id string) (ModeState, error) {
+	m := h.modeByID(id)
+	if m == nil {
+		return ModeState{}, fmt.Errorf("%w: mode %q", ErrNotFound, id)
+	}
+	h.Abort()
+	h.waitRun()
+	h.mu.Lock()
+	if h.hasModel {
+		h.modeModels[h.mode] = h.model.Ref()
+	}
+	h.mode = id
+	want := h.modeModels[id]
+	if want == "" {
+		want = m.DefaultModel
+	}
+	h.mu.Unlock()
+	if want != "" {
+		if err := h.applyModel(ctx, want); err != nil {
+			h.log.Warn("mode model", "mode", id, "model", want, "err", err)
+		}
+	}
+	h.persistState(ctx)
+	h.emit(Event{Type: EvMode, Mode: id})
+	return h.ModeState(), nil
+}
+
+// SetYolo turns YOLO (approve everything not denied) on or off.
+func (h *Harness) SetYolo(ctx context.Context, on bool) {
+	h.mu.Lock()
+	h.yolo = on
+	h.mu.Unlock()
+	h.persistState(ctx)
+	h.emit(Event{Type: EvMode, Mode: h.ModeState().Mode})
+}
+
+// Model returns the current model, resolving the default when none is set.
+func (h *Harness) Model(ctx context.Context) (llm.Model, error) {
+	h.mu.Lock()
+	if h.hasModel {
+		m := h.model
+		h.mu.Unlock()
+		return m, nil
+	}
+	h.mu.Unlock()
+	if h.cfg.Models == nil {
+		return llm.Model{}, fmt.Errorf("%w: no model registry", ErrNoModel)
+	}
+	var m llm.Model
+	var err error
+	if h.cfg.DefaultModel != "" {
+		m, err = h.cfg.Models.Find(ctx, h.cfg.DefaultModel)
+	} else {
+		m, err = h.cfg.Models.Default(ctx)
+	}
+	if err != nil {
+		return llm.Model{}, fmt.Errorf("%w: %w", ErrNoModel, err)
+	}
+	h.mu.Lock()
+	if !h.hasModel {
+		h.model, h.hasModel = m, true
+	}
+	m = h.model
+	h.mu.Unlock()
+	return m, nil
+}
+
+// SetModel selects a model ("provider/id"). During a run the change is
+// queued and written at turn_end.
+func (h *Harness) SetModel(ctx context.Context, ref string) (string, error) {
+	if h.cfg.Models == nil {
+		return "", fmt.Errorf("%w: no model registry", ErrNoModel)
+	}
+	m, err := h.cfg.Models.Find(ctx, ref)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	if h.deferIfRunning(func(ctx context.Context) error { return h.applyModel(ctx, m.Ref()) }) {
+		return m.Ref(), nil
+	}
+	return m.Ref(), h.applyModel(ctx, m.Ref())
+}
+
+func (h *Harness) applyModel(ctx context.Context, ref string) error {
+	m, err := h.cfg.Models.Find(ctx, ref)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	h.mu.Lock()
+	same := h.hasModel && h.model.Ref() == m.Ref()
+	h.model, h.hasModel = m, true
+	h.modeModels[h.mode] = m.Ref()
+	s := h.sess
+	h.mu.Unlock()
+	if s != nil && !same {
+		if _, err := s.AppendModelChange(ctx, m.Provider, m.ID); err != nil {
+			return fmt.Errorf("record model change: %w", err)
+		}
+		h.persistState(ctx)
+	}
+	h.emit(Event{Type: EvModel, Model: m.Ref(), Tokens: h.tokensPtr()})
+	return nil
+}
+
+// Thinking returns the thinking level.
+func (h *Harness) Thinking() llm.ThinkingLevel {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.thinking
+}
+
+// SetThinking sets the thinking level (off|low|medium|high|xhigh). During a
+// run the change is queued to turn_end.
+func (h *Harness) SetThinking(ctx context.Context, level llm.ThinkingLevel) error {
+	switch level {
+	case llm.ThinkingOff, llm.ThinkingLow, llm.ThinkingMedium, llm.ThinkingHigh, llm.ThinkingXHigh:
+	default:
+		return fmt.Errorf("%w: thinking level %q (want off|low|medium|high|xhigh)", ErrInvalid, level)
+	}
+	apply := func(ctx context.Context) error {
+		h.mu.Lock()
+		h.thinking = level
+		s := h.sess
+		h.mu.Unlock()
+		if s != nil {
+			if _, err := s.AppendThinkingLevel(ctx, string(level)); err != nil {
+				return fmt.Errorf("record thinking level: %w", err)
+			}
+		}
+		h.emit(Event{Type: EvThinking, Thinking: level})
+		return nil
+	}
+	if h.deferIfRunning(apply) {
+		return nil
+	}
+	return apply(ctx)
+}
+
+// deferIfRunning queues fn for turn_end when a run is going.
+func (h *Harness) deferIfRunning(fn func(context.Context) error) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.runDone == nil {
+		return false
+	}
+	h.pending = append(h.pending, fn)
+	return true
+}
+
+// activeTools returns the tools the current mode may use.
+func (h *Harness) activeTools() []tools.Tool {
+	h.mu.Lock()
+	m := h.modeByID(h.mode)
+	h.mu.Unlock()
+	var out []tools.Tool
+	for _, t := range h.tools {
+		name := t.Definition().Name
+		if m != nil && m.Tools != nil && !contains(m.Tools, name) {
+			continue
+		}
+		if m != nil && m.ReadOnly && (t.Category() == tools.Category("edit") || t.Category() == tools.Category("execute")) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,139 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pi-lsp/pi-lsp/compaction"
+	"github.com/pi-lsp/pi-lsp/llm"
+)
+
+// NavigateOptions are session/navigate's options.
+type NavigateOptions struct {
+	Summarize          bool
+	CustomInstructions string
+	Label              string
+}
+
+// NavigateResult says where the leaf went.
+type NavigateResult struct {
+	LeafID         string `json:"leafId"`
+	EditorText     string `json:"editorText,omitempty"`
+	SummaryEntryID string `json:"summaryEntryId,omitempty"`
+}
+
+// Navigate moves the leaf to targetID, as pi's tree navigation: a user (or
+// custom) message puts the leaf on its parent and hands its text back for
+// editing; any other entry becomes the leaf. With Summarize the abandoned
+// branch (old leaf back to the common ancestor) is summarized into a
+// branch_summary entry at the new position.
+func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOptions) (NavigateResult, error) {
+	s := h.Session()
+	if s == nil {
+		return NavigateResult{}, ErrNoSession
+	}
+	target, err := s.Entry(targetID)
+	if err != nil {
+		return NavigateResult{}, fmt.Errorf("%w: entry %q: %w", ErrNotFound, targetID, err)
+	}
+	var model llm.Model
+	if opts.Summarize {
+		if model, err = h.Model(ctx); err != nil {
+			return NavigateResult{}, err
+		}
+		if err := h.enterPhase(PhaseBranchSummary); err != nil {
+			return NavigateResult{}, err
+		}
+		defer h.setPhase(PhaseIdle)
+	} else {
+		if err := h.beginSwitch(); err != nil {
+			return NavigateResult{}, err
+		}
+		defer h.endSwitch()
+	}
+	oldLeaf := s.LeafID()
+	res := NavigateResult{}
+	newLeaf := targetID
+	switch {
+	case target.Type == "message" && target.Message != nil && target.Message.Role == llm.RoleUser:
+		newLeaf, res.EditorText = target.ParentID, target.Message.Text()
+	case target.Type == "custom_message":
+		newLeaf = target.ParentID
+		for _, b := range target.Content {
+			if b.Type == llm.BlockText {
+				res.EditorText += b.Text
+			}
+		}
+	}
+
+	var summary *compaction.BranchResult
+	if opts.Summarize && oldLeaf != "" && oldLeaf != newLeaf {
+		abandoned, err := h.abandonedItems(ctx, oldLeaf, newLeaf)
+		if err != nil {
+			return NavigateResult{}, err
+		}
+		if len(abandoned) > 0 {
+			h.emit(Event{Type: EvCompactionStart, Reason: "branch_summary"})
+			est := compaction.NewEstimator(model.ID)
+			bp := compaction.PrepareBranch(abandoned, h.budget(model).ReserveTokens, est)
+			r, err := compaction.SummarizeBranch(ctx, bp, model, h.cfg.Streamer, opts.CustomInstructions)
+			if err != nil {
+				h.emit(Event{Type: EvCompactionEnd, Reason: "branch_summary", Error: err.Error()})
+				return NavigateResult{}, fmt.Errorf("branch summary failed (the session is unchanged): %w", err)
+			}
+			h.emit(Event{Type: EvCompactionEnd, Reason: "branch_summary", Summary: r.Summary})
+			summary = &r
+		}
+	}
+	if err := s.Navigate(ctx, newLeaf); err != nil {
+		return NavigateResult{}, fmt.Errorf("navigate: %w", err)
+	}
+	if summary != nil {
+		id, err := s.AppendBranchSummary(ctx, newLeaf, summary.Summary, summary.Details, false)
+		if err != nil {
+			return NavigateResult{}, fmt.Errorf("record branch summary: %w", err)
+		}
+		res.SummaryEntryID = id
+		if opts.Label != "" {
+			if err := s.SetLabel(ctx, id, opts.Label); err != nil {
+				return NavigateResult{}, err
+			}
+		}
+	} else if opts.Label != "" {
+		if err := s.SetLabel(ctx, targetID, opts.Label); err != nil {
+			return NavigateResult{}, err
+		}
+	}
+	res.LeafID = s.LeafID()
+	h.emit(Event{Type: EvSession, SessionID: s.ID()})
+	return res, nil
+}
+
+// abandonedItems returns the entries from oldLeaf back to (not including)
+// the common ancestor with newLeaf, newest first.
+func (h *Harness) abandonedItems(ctx context.Context, oldLeaf, newLeaf string) ([]compaction.Item, error) {
+	s := h.Session()
+	oldBranch, err := s.Branch(oldLeaf)
+	if err != nil {
+		return nil, err
+	}
+	onNew := map[string]bool{}
+	if newLeaf != "" {
+		nb, err := s.Branch(newLeaf)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range nb {
+			onNew[e.ID] = true
+		}
+	}
+	var out []compaction.Item
+	for i := len(oldBranch) - 1; i >= 0; i-- {
+		e := oldBranch[i]
+		if onNew[e.ID] {
+			break
+		}
+		out = append(out, entryItem(e))
+	}
+	return out, nil
+}

@@ -1,0 +1,344 @@
+package harness
+
+import (
+	"context"
+
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/session"
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+// Custom entry types pi-lsp stores its own state under. A pi-lsp session
+// stays a valid pi session: pi ignores custom entries in context.
+const (
+	customState       = "pi-lsp/state"
+	customPermissions = "pi-lsp/permissions"
+	customTasks       = "pi-lsp/tasks"
+	customTrim        = "pi-lsp/trim"
+)
+
+// SessionInfo names the current session.
+type SessionInfo struct {
+	ID   string `json:"sessionId"`
+	Path string `json:"path"`
+	Cwd  string `json:"cwd"`
+	Name string `json:"name"`
+}
+
+func (h *Harness) sessionsRoot() string {
+	root := h.cfg.SessionsRoot
+	if root == "" {
+		root = session.DefaultRoot()
+	}
+	if h.cfg.Hidden {
+		root = filepath.Join(root, "subagents")
+	}
+	return root
+}
+
+// Session returns the current session, or nil. Callers may read from it
+// (tree, entries); writes go through the harness.
+func (h *Harness) Session() *session.Session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sess
+}
+
+// SessionInfo describes the current session (zero when none is open).
+func (h *Harness) SessionInfo() SessionInfo {
+	s := h.Session()
+	if s == nil {
+		return SessionInfo{Cwd: h.Cwd()}
+	}
+	return SessionInfo{ID: s.ID(), Path: s.Path(), Cwd: s.Cwd(), Name: s.Name()}
+}
+
+// NewSession starts a new session in cwd ("" = the harness cwd).
+func (h *Harness) NewSession(ctx context.Context, cwd string) (SessionInfo, error) {
+	if err := h.beginSwitch(); err != nil {
+		return SessionInfo{}, err
+	}
+	defer h.endSwitch()
+	if cwd == "" {
+		cwd = h.Cwd()
+	}
+	s, err := session.Create(ctx, h.sessionsRoot(), cwd, session.CreateOptions{})
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("new session: %w", err)
+	}
+	h.swapSession(ctx, s, false)
+	return h.SessionInfo(), nil
+}
+
+// OpenSession opens (and locks) an existing session file and restores the
+// harness state recorded in it.
+func (h *Harness) OpenSession(ctx context.Context, path string) (SessionInfo, error) {
+	if err := h.beginSwitch(); err != nil {
+		return SessionInfo{}, err
+	}
+	defer h.endSwitch()
+	s, err := session.Open(ctx, path, session.OpenOptions{})
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("open session: %w", err)
+	}
+	h.swapSession(ctx, s, true)
+	return h.SessionInfo(), nil
+}
+
+// ContinueRecent opens the newest session of the cwd, or starts one.
+func (h *Harness) ContinueRecent(ctx context.Context) (SessionInfo, error) {
+	list, err := session.List(ctx, h.sessionsRoot(), h.Cwd())
+	if err == nil && len(list) > 0 {
+		return h.OpenSession(ctx, list[0].Path)
+	}
+	return h.NewSession(ctx, "")
+}
+
+// beginSwitch claims the idle harness for a short operation (a session
+// switch) that is not a phase of its own: runs and other switches answer
+// busy until endSwitch.
+func (h *Harness) beginSwitch() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.phase != PhaseIdle || h.switching {
+		return &BusyError{Phase: h.phase}
+	}
+	h.switching = true
+	return nil
+}
+
+func (h *Harness) endSwitch() {
+	h.mu.Lock()
+	h.switching = false
+	h.mu.Unlock()
+}
+
+// swapSession makes s current, closing the old one, and restores state.
+func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore bool) {
+	h.mu.Lock()
+	old := h.sess
+	h.sess = s
+	h.steering, h.followUp, h.pending = nil, nil, nil
+	h.taskList = nil
+	h.compactions = 0
+	h.lastUsage = llm.Usage{}
+	h.mu.Unlock()
+	if old != nil && old != s {
+		if err := old.Close(); err != nil {
+			h.log.Warn("closing session", "err", err)
+		}
+	}
+	if restore {
+		h.restoreState(ctx)
+	} else {
+		h.recordInitialState(ctx)
+	}
+	h.emit(Event{Type: EvSession, SessionID: s.ID()})
+	h.emitTasks()
+	h.emit(Event{Type: EvUsage, Tokens: h.tokensPtr()})
+}
+
+type persistedState struct {
+	Mode        string            `json:"mode"`
+	ModeModels  map[string]string `json:"modeModels,omitempty"`
+	Yolo        bool              `json:"yolo"`
+	AutoCompact *bool             `json:"autoCompact,omitempty"`
+}
+
+// restoreState reads model, thinking level, mode, permissions and tasks
+// back from the current session.
+func (h *Harness) restoreState(ctx context.Context) {
+	s := h.Session()
+	c, err := s.BuildContext(ctx)
+	if err != nil {
+		h.log.Warn("restore: build context", "err", err)
+	}
+	if c.Provider != "" && c.ModelID != "" && h.cfg.Models != nil {
+		if m, err := h.cfg.Models.Find(ctx, c.Provider+"/"+c.ModelID); err == nil {
+			h.mu.Lock()
+			h.model, h.hasModel = m, true
+			h.mu.Unlock()
+		}
+	}
+	h.mu.Lock()
+	if c.ThinkingLevel != "" {
+		h.thinking = llm.ThinkingLevel(c.ThinkingLevel)
+	}
+	if raw, ok := s.LatestCustom(customState); ok {
+		var st persistedState
+		if json.Unmarshal(raw, &st) == nil {
+			if h.modeByID(st.Mode) != nil {
+				h.mode = st.Mode
+			}
+			if st.ModeModels != nil {
+				h.modeModels = st.ModeModels
+			}
+			h.yolo = st.Yolo
+			if st.AutoCompact != nil {
+				h.autoCompact = *st.AutoCompact
+			}
+		}
+	}
+	if raw, ok := s.LatestCustom(customPermissions); ok {
+		var p Permissions
+		if json.Unmarshal(raw, &p) == nil {
+			h.perms = p.normalized()
+		}
+	}
+	if raw, ok := s.LatestCustom(customTasks); ok {
+		var t struct {
+			Tasks []tools.Task `json:"tasks"`
+		}
+		if json.Unmarshal(raw, &t) == nil {
+			h.taskList = t.Tasks
+		}
+	}
+	for _, m := range c.Messages {
+		if m.Role == llm.RoleCompactionSummary {
+			h.compactions++
+		}
+		if m.Role == llm.RoleAssistant && m.StopReason != llm.StopAborted && m.StopReason != llm.StopError {
+			h.lastUsage = m.Usage
+		}
+	}
+	h.mu.Unlock()
+}
+
+// recordInitialState writes the model, thinking level and mode into a new
+// session so that it resumes the same way.
+func (h *Harness) recordInitialState(ctx context.Context) {
+	s := h.Session()
+	h.mu.Lock()
+	m, has, th := h.model, h.hasModel, h.thinking
+	h.mu.Unlock()
+	if has {
+		if _, err := s.AppendModelChange(ctx, m.Provider, m.ID); err != nil {
+			h.log.Warn("record model", "err", err)
+		}
+	}
+	if _, err := s.AppendThinkingLevel(ctx, string(th)); err != nil {
+		h.log.Warn("record thinking", "err", err)
+	}
+	h.persistState(ctx)
+}
+
+func (h *Harness) persistState(ctx context.Context) {
+	s := h.Session()
+	if s == nil {
+		return
+	}
+	h.mu.Lock()
+	ac := h.autoCompact
+	st := persistedState{Mode: h.mode, ModeModels: copyMap(h.modeModels), Yolo: h.yolo, AutoCompact: &ac}
+	h.mu.Unlock()
+	if _, err := s.AppendCustom(ctx, customState, st); err != nil {
+		h.log.Warn("persist state", "err", err)
+	}
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// ensureSession returns the current session, creating one in the cwd when
+// none is open.
+func (h *Harness) ensureSession(ctx context.Context) (*session.Session, error) {
+	if s := h.Session(); s != nil {
+		return s, nil
+	}
+	s, err := session.Create(ctx, h.sessionsRoot(), h.Cwd(), session.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("new session: %w", err)
+	}
+	h.swapSession(ctx, s, false)
+	return s, nil
+}
+
+// Fork starts a new session holding the path to entryID (before it, or at
+// it) and makes it current. editorText is the text of the user message a
+// "before" fork left out.
+func (h *Harness) Fork(ctx context.Context, entryID string, at bool) (SessionInfo, string, error) {
+	if err := h.beginSwitch(); err != nil {
+		return SessionInfo{}, "", err
+	}
+	defer h.endSwitch()
+	src := h.Session()
+	if src == nil {
+		return SessionInfo{}, "", ErrNoSession
+	}
+	e, err := src.Entry(entryID)
+	if err != nil {
+		return SessionInfo{}, "", fmt.Errorf("fork: %w", err)
+	}
+	editorText := ""
+	if !at && e.Message != nil && e.Message.Role == llm.RoleUser {
+		editorText = e.Message.Text()
+	}
+	s, err := session.Fork(ctx, src, h.sessionsRoot(), entryID, at)
+	if err != nil {
+		return SessionInfo{}, "", fmt.Errorf("fork: %w", err)
+	}
+	h.swapSession(ctx, s, true)
+	return h.SessionInfo(), editorText, nil
+}
+
+// Clone copies the current branch into a new session and makes it current.
+func (h *Harness) Clone(ctx context.Context) (SessionInfo, error) {
+	if err := h.beginSwitch(); err != nil {
+		return SessionInfo{}, err
+	}
+	defer h.endSwitch()
+	src := h.Session()
+	if src == nil {
+		return SessionInfo{}, ErrNoSession
+	}
+	s, err := session.Clone(ctx, src, h.sessionsRoot())
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("clone: %w", err)
+	}
+	h.swapSession(ctx, s, true)
+	return h.SessionInfo(), nil
+}
+
+// SetName names the session.
+func (h *Harness) SetName(ctx context.Context, name string) error {
+	s, err := h.ensureSession(ctx)
+	if err != nil {
+		return err
+	}
+	return s.SetName(ctx, name)
+}
+
+// Label sets or clears the label of an entry.
+func (h *Harness) Label(ctx context.Context, entryID, label string) error {
+	s := h.Session()
+	if s == nil {
+		return ErrNoSession
+	}
+	if _, err := s.Entry(entryID); err != nil {
+		return fmt.Errorf("label: %w", err)
+	}
+	return s.SetLabel(ctx, entryID, label)
+}
+
+// Messages returns the context messages of the current branch (what the
+// model would see, before hooks), for history views.
+func (h *Harness) Messages(ctx context.Context) ([]llm.Message, error) {
+	s := h.Session()
+	if s == nil {
+		return nil, nil
+	}
+	c, err := s.BuildContext(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.Messages, nil
+}
