@@ -71,7 +71,7 @@ func (l *loader) extra(path string) {
 	case fi.IsDir:
 		l.walkRoot(path, SourcePath, true)
 	case strings.HasSuffix(path, ".md"):
-		l.loadFile(path, SourcePath)
+		l.loadFile(path, "", SourcePath)
 	default:
 		l.diag(path, SeverityError, "skill path is not a markdown file")
 	}
@@ -91,8 +91,13 @@ func (l *loader) walkRoot(root, source string, reportMissing bool) {
 		l.diag(root, SeverityError, "skills directory is not a directory")
 		return
 	}
+	real, err := l.fs.RealPath(l.ctx, root)
+	if err != nil {
+		l.diag(root, SeverityError, "cannot resolve skills directory: %v", err)
+		return
+	}
 	w := walk{l: l, root: root, source: source, visited: map[string]bool{}}
-	w.dir(root, nil, ignoreRules{}, true)
+	w.dir(root, real, nil, ignoreRules{}, true)
 }
 
 // walk is one skills directory being scanned.
@@ -103,17 +108,12 @@ type walk struct {
 	visited map[string]bool // real paths of directories entered (loop guard)
 }
 
-// dir scans one directory. rel is its path from the walk root in
-// components; rootFiles says whether loose .md files count as skills (only
-// at the root, as in pi).
-func (w *walk) dir(dir string, rel []string, parent ignoreRules, rootFiles bool) {
+// dir scans one directory. real is its path with links resolved; rel is
+// its path from the walk root in components; rootFiles says whether loose
+// .md files count as skills (only at the root, as in pi).
+func (w *walk) dir(dir, real string, rel []string, parent ignoreRules, rootFiles bool) {
 	l := w.l
 	if l.ctx.Err() != nil {
-		return
-	}
-	real, err := l.fs.RealPath(l.ctx, dir)
-	if err != nil {
-		l.diag(dir, SeverityWarning, "cannot resolve directory: %v", err)
 		return
 	}
 	if w.visited[real] {
@@ -126,7 +126,7 @@ func (w *walk) dir(dir string, rel []string, parent ignoreRules, rootFiles bool)
 		l.diag(dir, SeverityWarning, "cannot list directory: %v", err)
 		return
 	}
-	rules := parent.with(l.ctx, l.fs, dir, rel)
+	rules := parent.with(l.ctx, l.fs, dir, rel, entries)
 
 	// A directory with SKILL.md is one skill, and the walk stops there.
 	for _, e := range entries {
@@ -138,7 +138,7 @@ func (w *walk) dir(dir string, rel []string, parent ignoreRules, rootFiles bool)
 		if !ok || isDir || rules.ignored(appendRel(rel, e.Name), false) {
 			break
 		}
-		l.loadFile(path, w.source)
+		l.loadFile(path, w.childReal(real, path, e), w.source)
 		return
 	}
 
@@ -157,11 +157,28 @@ func (w *walk) dir(dir string, rel []string, parent ignoreRules, rootFiles bool)
 		}
 		switch {
 		case isDir:
-			w.dir(path, childRel, rules, false)
+			if r := w.childReal(real, path, e); r != "" {
+				w.dir(path, r, childRel, rules, false)
+			}
 		case rootFiles && strings.HasSuffix(e.Name, ".md"):
-			l.loadFile(path, w.source)
+			l.loadFile(path, w.childReal(real, path, e), w.source)
 		}
 	}
+}
+
+// childReal is the real path of entry e of the directory whose real path
+// is parentReal. Only a symlink needs resolving (that is what keeps a
+// walk cheap: no per-entry realpath); "" when it cannot be resolved.
+func (w *walk) childReal(parentReal, path string, e env.FileInfo) string {
+	if !e.IsSymlink {
+		return filepath.Join(parentReal, e.Name)
+	}
+	real, err := w.l.fs.RealPath(w.l.ctx, path)
+	if err != nil {
+		w.l.diag(path, SeverityWarning, "cannot resolve symlink: %v", err)
+		return ""
+	}
+	return real
 }
 
 // kind says whether an entry is a directory, following a symlink. ok is
@@ -186,11 +203,15 @@ func appendRel(rel []string, name string) []string {
 }
 
 // loadFile loads one skill file and adds it unless the same file (through
-// a symlink) is loaded already or its name is taken.
-func (l *loader) loadFile(path, source string) {
-	real, err := l.fs.RealPath(l.ctx, path)
-	if err != nil {
-		real = path
+// a symlink) is loaded already or its name is taken. real is the file's
+// resolved path ("" = resolve it here).
+func (l *loader) loadFile(path, real, source string) {
+	if real == "" {
+		r, err := l.fs.RealPath(l.ctx, path)
+		if err != nil {
+			r = path
+		}
+		real = r
 	}
 	if l.files[real] {
 		return // the same file reached twice: silently once, as pi

@@ -11,7 +11,7 @@ import (
 // content. A value starting with "-> " makes a symlink to the rest.
 type tree map[string]string
 
-func (tr tree) write(t *testing.T, root string) {
+func (tr tree) write(t testing.TB, root string) {
 	t.Helper()
 	for p, content := range tr {
 		full := filepath.Join(root, filepath.FromSlash(p))

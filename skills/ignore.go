@@ -3,9 +3,11 @@ package skills
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/pi-lsp/pi-lsp/env"
 )
 
 // ignoreFiles are read in every directory of a skills walk, in this order
@@ -20,10 +22,14 @@ type ignoreRules struct {
 }
 
 // with returns the rules of dir: r plus dir's own ignore files. rel is dir
-// relative to the walk root, split into components (nil at the root).
-func (r ignoreRules) with(ctx context.Context, fsys FS, dir string, rel []string) ignoreRules {
+// relative to the walk root, split into components (nil at the root);
+// entries is dir's listing, so that only ignore files present are read.
+func (r ignoreRules) with(ctx context.Context, fsys FS, dir string, rel []string, entries []env.FileInfo) ignoreRules {
 	out := ignoreRules{patterns: r.patterns[:len(r.patterns):len(r.patterns)]}
 	for _, name := range ignoreFiles {
+		if !slices.ContainsFunc(entries, func(e env.FileInfo) bool { return e.Name == name }) {
+			continue
+		}
 		data, err := fsys.ReadFile(ctx, filepath.Join(dir, name))
 		if err != nil {
 			continue // absent or unreadable: no rules, as pi
