@@ -18,6 +18,9 @@ type Model struct {
 	Reasoning     bool            `json:"reasoning"`
 	Input         []string        `json:"input,omitempty"` // "text", "image"
 	Compat        json.RawMessage `json:"compat,omitempty"`
+	// Cost is the price in dollars per million tokens of each class
+	// (Total unused); usage costs are computed from it.
+	Cost Cost `json:"cost,omitzero"`
 	// APIKey is resolved from the provider's apiKey (a literal, an env var
 	// name, or a "!command") at request time; never serialised.
 	APIKey  string            `json:"-"`
