@@ -1,0 +1,199 @@
+package display
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Op kinds of a display/state frame.
+const (
+	OpSet    = "set"    // set the value at Path
+	OpAppend = "append" // append the string Value to the string at Path
+	OpPush   = "push"   // append Value to the array at Path
+	OpDelete = "delete" // remove the object key at Path
+)
+
+// Op is one change to the DisplayState. Path elements are object keys
+// (string) or array indices (int). An Op handed out in a Frame is never
+// modified; its Value is a copy the receiver may keep.
+type Op struct {
+	Op    string `json:"op"`
+	Path  []any  `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+// MarshalJSON always writes "value" (null included) except for delete.
+func (o Op) MarshalJSON() ([]byte, error) {
+	if o.Op == OpDelete {
+		return json.Marshal(struct {
+			Op   string `json:"op"`
+			Path []any  `json:"path"`
+		}{o.Op, o.Path})
+	}
+	return json.Marshal(struct {
+		Op    string `json:"op"`
+		Path  []any  `json:"path"`
+		Value any    `json:"value"`
+	}{o.Op, o.Path, o.Value})
+}
+
+// samePath reports whether a and b name the same location.
+func samePath(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) > 0 && &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if !sameElem(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasPrefix reports whether path p starts with prefix.
+func hasPrefix(p, prefix []any) bool {
+	if len(prefix) > len(p) {
+		return false
+	}
+	return samePath(p[:len(prefix)], prefix)
+}
+
+func sameElem(a, b any) bool {
+	switch x := a.(type) {
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case int:
+		y, ok := b.(int)
+		return ok && x == y
+	}
+	return false
+}
+
+// Patch applies ops, in order, to doc: a value decoded from JSON into `any`
+// (objects as map[string]any, arrays as []any, numbers as float64), such as a
+// State marshalled and decoded. Path indices may be int or float64. It returns
+// the new root. Patch is what an editor does with a display/state frame; Go
+// clients and tests use it to check that frames rebuild the snapshot.
+func Patch(doc any, ops []Op) (any, error) {
+	for i, op := range ops {
+		var err error
+		doc, err = patchOne(doc, op)
+		if err != nil {
+			return doc, fmt.Errorf("display: op %d (%s %v): %w", i, op.Op, op.Path, err)
+		}
+	}
+	return doc, nil
+}
+
+func patchOne(doc any, op Op) (any, error) {
+	if len(op.Path) == 0 {
+		if op.Op == OpSet {
+			return op.Value, nil
+		}
+		return doc, fmt.Errorf("empty path")
+	}
+	parent, err := walk(doc, op.Path[:len(op.Path)-1])
+	if err != nil {
+		return doc, err
+	}
+	last := op.Path[len(op.Path)-1]
+	switch p := parent.(type) {
+	case map[string]any:
+		key, ok := last.(string)
+		if !ok {
+			return doc, fmt.Errorf("object key %v is not a string", last)
+		}
+		switch op.Op {
+		case OpSet:
+			p[key] = op.Value
+		case OpDelete:
+			delete(p, key)
+		case OpAppend:
+			s, ok1 := p[key].(string)
+			v, ok2 := op.Value.(string)
+			if !ok1 || !ok2 {
+				return doc, fmt.Errorf("append needs a string at the path and a string value")
+			}
+			p[key] = s + v
+		case OpPush:
+			a, ok := p[key].([]any)
+			if !ok {
+				return doc, fmt.Errorf("push needs an array at the path")
+			}
+			p[key] = append(a, op.Value)
+		default:
+			return doc, fmt.Errorf("unknown op")
+		}
+	case []any:
+		idx, ok := index(last)
+		if !ok || idx < 0 || idx >= len(p) {
+			return doc, fmt.Errorf("array index %v out of range (len %d)", last, len(p))
+		}
+		switch op.Op {
+		case OpSet:
+			p[idx] = op.Value
+		case OpAppend:
+			s, ok1 := p[idx].(string)
+			v, ok2 := op.Value.(string)
+			if !ok1 || !ok2 {
+				return doc, fmt.Errorf("append needs a string at the path and a string value")
+			}
+			p[idx] = s + v
+		case OpPush:
+			a, ok := p[idx].([]any)
+			if !ok {
+				return doc, fmt.Errorf("push needs an array at the path")
+			}
+			p[idx] = append(a, op.Value)
+		default:
+			return doc, fmt.Errorf("op %q not valid on an array element", op.Op)
+		}
+	default:
+		return doc, fmt.Errorf("parent of the path is not an object or array")
+	}
+	return doc, nil
+}
+
+func walk(doc any, path []any) (any, error) {
+	cur := doc
+	for _, el := range path {
+		switch c := cur.(type) {
+		case map[string]any:
+			k, ok := el.(string)
+			if !ok {
+				return nil, fmt.Errorf("object key %v is not a string", el)
+			}
+			next, ok := c[k]
+			if !ok {
+				return nil, fmt.Errorf("no key %q", k)
+			}
+			cur = next
+		case []any:
+			i, ok := index(el)
+			if !ok || i < 0 || i >= len(c) {
+				return nil, fmt.Errorf("array index %v out of range (len %d)", el, len(c))
+			}
+			cur = c[i]
+		default:
+			return nil, fmt.Errorf("cannot descend into %T at %v", cur, el)
+		}
+	}
+	return cur, nil
+}
+
+func index(el any) (int, bool) {
+	switch v := el.(type) {
+	case int:
+		return v, true
+	case float64:
+		if v != float64(int(v)) {
+			return 0, false
+		}
+		return int(v), true
+	}
+	return 0, false
+}

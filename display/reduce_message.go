@@ -1,0 +1,183 @@
+package display
+
+import (
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/llm"
+)
+
+// Delta kinds of message_update events.
+const (
+	DeltaText     = "text"
+	DeltaThinking = "thinking"
+	DeltaToolCall = "toolcall"
+)
+
+func (r *Reducer) messageStart(ev harness.Event) {
+	m := ev.Message
+	if m == nil {
+		return
+	}
+	switch m.Role {
+	case llm.RoleAssistant:
+		r.startLive(m)
+	case llm.RoleBashExecution:
+		r.open = r.pushItem(Item{Kind: KindBash, Command: m.Command, Status: ToolRunning})
+	default:
+		if it, ok := itemFromMessage(m); ok {
+			r.open = r.pushItem(it)
+		}
+	}
+}
+
+func (r *Reducer) messageUpdate(ev harness.Event) {
+	if ev.Delta == "" {
+		return
+	}
+	if r.live == nil {
+		if ev.DeltaKind != DeltaText && ev.DeltaKind != DeltaThinking {
+			return
+		}
+		r.startLive(nil)
+	}
+	l := r.live
+	switch ev.DeltaKind {
+	case DeltaText:
+		l.text = append(l.text, ev.Delta...)
+		l.synced = false
+		r.appendStr(l.textPath, ev.Delta)
+	case DeltaThinking:
+		l.thinking = append(l.thinking, ev.Delta...)
+		l.synced = false
+		r.appendStr(l.thPath, ev.Delta)
+	}
+	// toolcall deltas are not shown: the tool item appears with its final
+	// arguments at message_end or tool_execution_start.
+}
+
+func (r *Reducer) messageEnd(ev harness.Event) {
+	m := ev.Message
+	if m == nil {
+		return
+	}
+	switch m.Role {
+	case llm.RoleAssistant:
+		if r.live == nil {
+			r.startLive(nil)
+		}
+		r.finishLive(m)
+		for _, c := range m.ToolCalls() {
+			r.ensureTool(c.ID, c.Name, c.Arguments, ToolPending)
+		}
+	case llm.RoleBashExecution:
+		idx := r.open
+		if idx < 0 || r.st.Items[idx].Kind != KindBash {
+			idx = r.pushItem(Item{Kind: KindBash, Command: m.Command, Status: ToolRunning})
+		}
+		r.finishBash(idx, m)
+	case llm.RoleToolResult:
+		r.toolResultMessage(m)
+	default:
+		if r.open < 0 {
+			if it, ok := itemFromMessage(m); ok {
+				r.pushItem(it)
+			}
+		}
+	}
+	r.open = -1
+}
+
+// startLive pushes a streaming assistant item, seeded from m when given.
+func (r *Reducer) startLive(m *llm.Message) {
+	r.finishLive(nil)
+	it := Item{Kind: KindAssistant, Streaming: true}
+	if m != nil {
+		it.Text, it.Thinking = assistantText(m)
+	}
+	idx := r.pushItem(it)
+	r.live = &liveItem{
+		idx:      idx,
+		text:     []byte(it.Text),
+		thinking: []byte(it.Thinking),
+		synced:   true,
+		textPath: path("items", idx, "text"),
+		thPath:   path("items", idx, "thinking"),
+	}
+}
+
+// finishLive ends the streamed item. With the final message it reconciles
+// the text: what the deltas missed is appended, a divergent text is set.
+func (r *Reducer) finishLive(m *llm.Message) {
+	l := r.live
+	if l == nil {
+		return
+	}
+	r.syncLive()
+	it := &r.st.Items[l.idx]
+	if m != nil {
+		text, thinking := assistantText(m)
+		r.reconcile(l.idx, "text", &it.Text, text)
+		r.reconcile(l.idx, "thinking", &it.Thinking, thinking)
+	}
+	it.Streaming = false
+	r.setItemField(l.idx, "streaming", false)
+	r.live = nil
+}
+
+// reconcile makes *cur equal want with an append when it extends *cur.
+func (r *Reducer) reconcile(idx int, field string, cur *string, want string) {
+	if *cur == want {
+		return
+	}
+	if strings.HasPrefix(want, *cur) {
+		r.appendStr(path("items", idx, field), want[len(*cur):])
+	} else {
+		r.setItemField(idx, field, want)
+	}
+	*cur = want
+}
+
+func (r *Reducer) finishBash(idx int, m *llm.Message) {
+	it := &r.st.Items[idx]
+	it.Output = tail(m.Output, maxKeptOutput)
+	it.ExitCode = m.ExitCode
+	it.Status = ToolDone
+	if m.Cancelled || (m.ExitCode != nil && *m.ExitCode != 0) {
+		it.Status = ToolError
+	}
+	r.set(path("items", idx), *it)
+}
+
+// assistantText returns the concatenated text and thinking of m.
+func assistantText(m *llm.Message) (text, thinking string) {
+	var t, th strings.Builder
+	for _, b := range m.Content {
+		switch b.Type {
+		case llm.BlockText:
+			t.WriteString(b.Text)
+		case llm.BlockThinking:
+			th.WriteString(b.Thinking)
+		}
+	}
+	return t.String(), th.String()
+}
+
+// itemFromMessage maps a non-assistant, non-tool message to its item; ok is
+// false for messages that are not shown.
+func itemFromMessage(m *llm.Message) (Item, bool) {
+	switch m.Role {
+	case llm.RoleUser:
+		return Item{Kind: KindUser, Text: m.Text()}, true
+	case llm.RoleCustom:
+		if !m.Display {
+			return Item{}, false
+		}
+		return Item{Kind: KindInfo, Text: m.Text()}, true
+	case llm.RoleBranchSummary:
+		return Item{Kind: KindSummary, Text: m.Summary, SummaryKind: "branch"}, true
+	case llm.RoleCompactionSummary:
+		return Item{Kind: KindSummary, Text: m.Summary, SummaryKind: "compaction"}, true
+	}
+	return Item{}, false
+}

@@ -1,0 +1,390 @@
+package display
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+)
+
+// MaxErrors is how many recent errors State.Errors keeps.
+const MaxErrors = 20
+
+// ReducerOptions configure a Reducer.
+type ReducerOptions struct {
+	// ModeInfo resolves a mode id (from mode_change) to its name and color.
+	// Nil uses DefaultModeInfo.
+	ModeInfo func(id string) Mode
+}
+
+// DefaultModeInfo knows the built-in modes and titles any other id.
+func DefaultModeInfo(id string) Mode {
+	switch id {
+	case "build":
+		return Mode{ID: id, Name: "Build", Color: "#4caf50"}
+	case "plan":
+		return Mode{ID: id, Name: "Plan", Color: "#2196f3"}
+	case "fast":
+		return Mode{ID: id, Name: "Fast", Color: "#ff9800"}
+	}
+	if id == "" {
+		return Mode{}
+	}
+	return Mode{ID: id, Name: strings.ToUpper(id[:1]) + id[1:]}
+}
+
+// Reducer folds harness events into one State and records each change as an
+// op for the attached schedulers. One Reducer serves one harness; every
+// client attaches its own Scheduler. All methods are safe for concurrent use;
+// Apply is typically passed straight to harness.Subscribe.
+type Reducer struct {
+	mu       sync.Mutex
+	st       State
+	modeInfo func(string) Mode
+
+	nextID int
+	live   *liveItem             // the assistant message being streamed
+	open   int                   // item made by the last non-assistant message_start, or -1
+	tools  map[string]*toolTrack // by tool call id
+	files  map[string]bool       // modifiedFiles membership
+
+	scheds []*Scheduler
+	ops    []rop // ops of the Apply in progress (scratch, reused)
+	resync bool  // the Apply in progress replaced the whole state
+}
+
+// rop is an op as recorded, before a scheduler coalesces it. Strings travel
+// in str (op append) so recording one does not box them.
+type rop struct {
+	op   string
+	path []any
+	str  string
+	val  any
+}
+
+// liveItem is the assistant item being streamed. Its text lives in byte
+// builders so each chunk costs an append, not a string copy; Items[idx] is
+// brought up to date (sync) before anyone reads the state.
+type liveItem struct {
+	idx              int
+	text, thinking   []byte
+	synced           bool
+	textPath, thPath []any
+}
+
+// NewReducer returns a Reducer holding an empty idle state.
+func NewReducer(opts ReducerOptions) *Reducer {
+	r := &Reducer{st: NewState(), modeInfo: opts.ModeInfo, open: -1}
+	if r.modeInfo == nil {
+		r.modeInfo = DefaultModeInfo
+	}
+	r.resetTracking()
+	return r
+}
+
+func (r *Reducer) resetTracking() {
+	r.live = nil
+	r.open = -1
+	r.tools = map[string]*toolTrack{}
+	r.files = map[string]bool{}
+}
+
+// State returns a deep copy of the current state.
+func (r *Reducer) State() State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.syncLive()
+	return r.st.Clone()
+}
+
+// Apply folds one harness event into the state and hands the resulting ops
+// to every attached scheduler.
+func (r *Reducer) Apply(ev harness.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	urgent := r.fold(ev)
+	r.dispatch(urgent)
+}
+
+// Reset replaces the state for a new current session: the session info and
+// the transcript seeded from its history (see ItemsFromMessages). Mode,
+// model, thinking level and yolo are kept. Every client gets a full state.
+func (r *Reducer) Reset(session SessionInfo, history []Item) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.resetState(session)
+	for _, it := range history {
+		if it.ID == "" {
+			it.ID = r.newID()
+		}
+		r.st.Items = append(r.st.Items, it)
+		if it.Kind == KindTool {
+			r.tools[it.ID] = &toolTrack{idx: len(r.st.Items) - 1, started: true}
+		}
+		if it.Path != "" && !it.IsError {
+			r.addFile(it.Path)
+		}
+	}
+	r.resync = true
+	r.dispatch(true)
+}
+
+// SetSession updates the session info (a rename, say) without a reset.
+func (r *Reducer) SetSession(session SessionInfo) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.st.Session = session
+	r.set(path("session"), session)
+	r.dispatch(false)
+}
+
+// SetYolo records the YOLO flag, which no harness event carries.
+func (r *Reducer) SetYolo(yolo bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.st.Yolo == yolo {
+		return
+	}
+	r.st.Yolo = yolo
+	r.set(path("yolo"), yolo)
+	r.dispatch(true)
+}
+
+func (r *Reducer) resetState(session SessionInfo) {
+	old := r.st
+	r.st = NewState()
+	r.st.Session = session
+	r.st.Mode, r.st.Yolo, r.st.Model, r.st.ThinkingLevel = old.Mode, old.Yolo, old.Model, old.ThinkingLevel
+	r.st.Status, r.st.Phase = old.Status, old.Phase
+	r.st.Tokens.ContextWindow = old.Tokens.ContextWindow
+	r.resetTracking()
+}
+
+// dispatch hands the recorded ops to the schedulers. The caller holds mu.
+func (r *Reducer) dispatch(urgent bool) {
+	if r.resync {
+		r.resync = false
+		r.ops = r.ops[:0]
+		for _, s := range r.scheds {
+			s.resyncLocked()
+		}
+		return
+	}
+	if len(r.ops) == 0 {
+		return
+	}
+	for _, s := range r.scheds {
+		s.addLocked(r.ops, urgent)
+	}
+	clear(r.ops) // drop references held by the scratch slice
+	r.ops = r.ops[:0]
+}
+
+// fold applies ev to the state and records ops; it reports whether the
+// event must reach clients at once.
+func (r *Reducer) fold(ev harness.Event) (urgent bool) {
+	switch ev.Type {
+	case harness.EvAgentStart:
+		r.setStatus(StatusRunning)
+		return true
+	case harness.EvAgentEnd:
+		r.endRun()
+		return true
+	case harness.EvPhase:
+		if r.st.Phase != ev.Phase {
+			r.st.Phase = ev.Phase
+			r.set(path("phase"), string(ev.Phase))
+		}
+	case harness.EvMessageStart:
+		r.messageStart(ev)
+	case harness.EvMessageUpdate:
+		r.messageUpdate(ev)
+	case harness.EvMessageEnd:
+		r.messageEnd(ev)
+	case harness.EvToolStart:
+		r.toolStart(ev)
+	case harness.EvToolUpdate:
+		r.toolUpdate(ev)
+	case harness.EvToolEnd:
+		r.toolEnd(ev)
+		return true
+	case harness.EvApproval, harness.EvApprovalDone, harness.EvQuestion, harness.EvQuestionDone,
+		harness.EvPlan, harness.EvPlanDone:
+		r.pendingEvent(ev)
+		return true
+	case harness.EvTasks:
+		r.st.Tasks = append(make([]harness.Task, 0, len(ev.Tasks)), ev.Tasks...)
+		r.set(path("tasks"), r.st.Tasks)
+	case harness.EvQueueUpdate:
+		r.st.Queue = Queue{Steering: cloneStrings(ev.Steering), FollowUp: cloneStrings(ev.FollowUp)}
+		r.set(path("queue"), r.st.Queue)
+		return true
+	case harness.EvRetryStart:
+		r.st.Retry = &Retry{Attempt: ev.Attempt, DelayMs: ev.DelayMs, Error: ev.Error}
+		r.set(path("retry"), *r.st.Retry)
+	case harness.EvRetryEnd:
+		if r.st.Retry != nil {
+			r.st.Retry = nil
+			r.set(path("retry"), nil)
+		}
+	case harness.EvCompactionStart:
+		r.st.Compaction = &Compaction{Reason: ev.Reason}
+		r.set(path("compaction"), *r.st.Compaction)
+	case harness.EvCompactionEnd:
+		r.compactionEnd(ev)
+	case harness.EvMode:
+		m := r.modeInfo(ev.Mode)
+		r.st.Mode = m
+		r.set(path("mode"), m)
+		return true
+	case harness.EvModel:
+		r.st.Model = ev.Model
+		r.set(path("model"), ev.Model)
+		return true
+	case harness.EvThinking:
+		r.st.ThinkingLevel = ev.Thinking
+		r.set(path("thinkingLevel"), string(ev.Thinking))
+	case harness.EvUsage:
+		r.setTokens(ev.Tokens)
+	case harness.EvSession:
+		info := r.st.Session
+		if ev.SessionID != info.ID {
+			info = SessionInfo{ID: ev.SessionID, Cwd: info.Cwd}
+		}
+		r.resetState(info)
+		r.resync = true
+		return true
+	case harness.EvError:
+		r.addError(ev.Error)
+		return true
+	}
+	return false
+}
+
+func (r *Reducer) setStatus(s string) {
+	if r.st.Status != s {
+		r.st.Status = s
+		r.set(path("status"), s)
+	}
+}
+
+// endRun settles everything a finished (or aborted) run left open.
+func (r *Reducer) endRun() {
+	r.finishLive(nil)
+	for _, t := range r.tools {
+		switch r.st.Items[t.idx].Status {
+		case ToolPending, ToolAwaitingApproval, ToolRunning:
+			r.setItemField(t.idx, "status", ToolError)
+			r.st.Items[t.idx].Status = ToolError
+		}
+	}
+	if r.st.Pending.Approval != nil {
+		r.st.Pending.Approval = nil
+		r.set(path("pending", "approval"), nil)
+	}
+	if r.st.Pending.Question != nil {
+		r.st.Pending.Question = nil
+		r.set(path("pending", "question"), nil)
+	}
+	if r.st.Pending.Plan != nil {
+		r.st.Pending.Plan = nil
+		r.set(path("pending", "plan"), nil)
+	}
+	if r.st.Retry != nil {
+		r.st.Retry = nil
+		r.set(path("retry"), nil)
+	}
+	r.setStatus(StatusIdle)
+}
+
+func (r *Reducer) compactionEnd(ev harness.Event) {
+	if r.st.Compaction != nil {
+		r.st.Compaction = nil
+		r.set(path("compaction"), nil)
+	}
+	if ev.Summary != "" {
+		r.pushItem(Item{Kind: KindSummary, Text: ev.Summary, SummaryKind: "compaction"})
+	}
+	if ev.Error != "" {
+		r.addError(ev.Error)
+	}
+	r.setTokens(ev.Tokens)
+}
+
+func (r *Reducer) setTokens(t *harness.Tokens) {
+	if t == nil || *t == r.st.Tokens {
+		return
+	}
+	r.st.Tokens = *t
+	r.set(path("tokens"), *t)
+}
+
+func (r *Reducer) addError(msg string) {
+	if msg == "" {
+		msg = "unknown error"
+	}
+	if len(r.st.Errors) >= MaxErrors {
+		kept := append(make([]string, 0, MaxErrors), r.st.Errors[len(r.st.Errors)-MaxErrors+1:]...)
+		r.st.Errors = append(kept, msg)
+		r.set(path("errors"), cloneStrings(r.st.Errors))
+	} else {
+		r.st.Errors = append(r.st.Errors, msg)
+		r.push(path("errors"), msg)
+	}
+	r.pushItem(Item{Kind: KindError, Text: msg})
+}
+
+func (r *Reducer) addFile(p string) {
+	if p == "" || r.files[p] {
+		return
+	}
+	r.files[p] = true
+	r.st.ModifiedFiles = append(r.st.ModifiedFiles, p)
+	r.push(path("modifiedFiles"), p)
+}
+
+// pushItem appends it (with a fresh id if it has none) and returns its index.
+func (r *Reducer) pushItem(it Item) int {
+	if it.ID == "" {
+		it.ID = r.newID()
+	}
+	r.st.Items = append(r.st.Items, it)
+	r.push(path("items"), it)
+	return len(r.st.Items) - 1
+}
+
+func (r *Reducer) newID() string {
+	r.nextID++
+	return "i" + strconv.Itoa(r.nextID)
+}
+
+func (r *Reducer) setItemField(idx int, field string, v any) {
+	r.set(path("items", idx, field), v)
+}
+
+// Op recorders. Values must be copies the reducer never mutates afterwards.
+func (r *Reducer) set(p []any, v any)  { r.ops = append(r.ops, rop{op: OpSet, path: p, val: v}) }
+func (r *Reducer) push(p []any, v any) { r.ops = append(r.ops, rop{op: OpPush, path: p, val: v}) }
+func (r *Reducer) appendStr(p []any, s string) {
+	r.ops = append(r.ops, rop{op: OpAppend, path: p, str: s})
+}
+
+func path(els ...any) []any { return els }
+
+// syncLive brings the streamed item's strings up to date. The caller holds mu.
+func (r *Reducer) syncLive() {
+	l := r.live
+	if l == nil || l.synced {
+		return
+	}
+	r.st.Items[l.idx].Text = string(l.text)
+	r.st.Items[l.idx].Thinking = string(l.thinking)
+	l.synced = true
+}
+
+// snapshotLocked returns a deep copy of the state. The caller holds mu.
+func (r *Reducer) snapshotLocked() State {
+	r.syncLive()
+	return r.st.Clone()
+}

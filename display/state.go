@@ -1,0 +1,235 @@
+package display
+
+import (
+	"encoding/json"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/llm"
+)
+
+// Run status values of State.Status.
+const (
+	StatusIdle    = "idle"
+	StatusRunning = "running"
+)
+
+// Item kinds (Item.Kind).
+const (
+	KindUser      = "user"
+	KindAssistant = "assistant"
+	KindTool      = "tool"
+	KindBash      = "bash"
+	KindSummary   = "summary"
+	KindError     = "error"
+	KindInfo      = "info"
+)
+
+// Tool and bash item status values (Item.Status).
+const (
+	ToolPending          = "pending"
+	ToolAwaitingApproval = "awaiting_approval"
+	ToolRunning          = "running"
+	ToolDone             = "done"
+	ToolError            = "error"
+	ToolDeclined         = "declined"
+)
+
+// State is the DisplayState of docs/protocol.md: everything an editor needs
+// to draw one frame. Slices are never nil, so a push op always finds an array.
+type State struct {
+	Session       SessionInfo       `json:"session"`
+	Status        string            `json:"status"`
+	Phase         harness.Phase     `json:"phase"`
+	Mode          Mode              `json:"mode"`
+	Yolo          bool              `json:"yolo"`
+	Model         string            `json:"model"`
+	ThinkingLevel llm.ThinkingLevel `json:"thinkingLevel"`
+	Items         []Item            `json:"items"`
+	Pending       Pending           `json:"pending"`
+	Tasks         []harness.Task    `json:"tasks"`
+	Queue         Queue             `json:"queue"`
+	Tokens        harness.Tokens    `json:"tokens"`
+	ModifiedFiles []string          `json:"modifiedFiles"`
+	Errors        []string          `json:"errors"`
+	Retry         *Retry            `json:"retry"`
+	Compaction    *Compaction       `json:"compaction"`
+}
+
+// SessionInfo names the current session.
+type SessionInfo struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+	Name string `json:"name"`
+	Cwd  string `json:"cwd"`
+}
+
+// Mode is the current agent mode as shown to the user.
+type Mode struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+// Pending holds what waits on the user; each is null when nothing waits.
+type Pending struct {
+	Approval *harness.ApprovalRequest `json:"approval"`
+	Question *harness.Question        `json:"question"`
+	Plan     *harness.Plan            `json:"plan"`
+}
+
+// Queue is the content of the steering and follow-up queues.
+type Queue struct {
+	Steering []string `json:"steering"`
+	FollowUp []string `json:"followUp"`
+}
+
+// Retry describes a provider retry in progress.
+type Retry struct {
+	Attempt int    `json:"attempt"`
+	DelayMs int    `json:"delayMs"`
+	Error   string `json:"error"`
+}
+
+// Compaction describes a compaction in progress.
+type Compaction struct {
+	Reason string `json:"reason"`
+}
+
+// Item is one entry of the transcript. Which fields it carries on the wire
+// depends on Kind (see MarshalJSON); the fields a stream appends to are always
+// present for their kind, so an append op always finds a string.
+type Item struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+
+	// user, assistant, summary, error, info
+	Text string `json:"text,omitempty"`
+	// assistant
+	Thinking  string `json:"thinking,omitempty"`
+	Streaming bool   `json:"streaming,omitempty"`
+	// tool
+	ToolName string          `json:"toolName,omitempty"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	Diff     string          `json:"diff,omitempty"`
+	Path     string          `json:"path,omitempty"`
+	IsError  bool            `json:"isError,omitempty"`
+	// tool, bash
+	Status string `json:"status,omitempty"`
+	Output string `json:"output,omitempty"`
+	// bash
+	Command  string `json:"command,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	// summary: "compaction" or "branch"
+	SummaryKind string `json:"summaryKind,omitempty"`
+}
+
+// MarshalJSON writes the fields of the item's kind, all of them present.
+func (it Item) MarshalJSON() ([]byte, error) {
+	switch it.Kind {
+	case KindAssistant:
+		return json.Marshal(struct {
+			ID        string `json:"id"`
+			Kind      string `json:"kind"`
+			Text      string `json:"text"`
+			Thinking  string `json:"thinking"`
+			Streaming bool   `json:"streaming"`
+		}{it.ID, it.Kind, it.Text, it.Thinking, it.Streaming})
+	case KindTool:
+		args := it.Args
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		return json.Marshal(struct {
+			ID       string          `json:"id"`
+			Kind     string          `json:"kind"`
+			ToolName string          `json:"toolName"`
+			Args     json.RawMessage `json:"args"`
+			Status   string          `json:"status"`
+			Output   string          `json:"output"`
+			Diff     string          `json:"diff"`
+			Path     string          `json:"path"`
+			IsError  bool            `json:"isError"`
+		}{it.ID, it.Kind, it.ToolName, args, it.Status, it.Output, it.Diff, it.Path, it.IsError})
+	case KindBash:
+		return json.Marshal(struct {
+			ID       string `json:"id"`
+			Kind     string `json:"kind"`
+			Command  string `json:"command"`
+			Status   string `json:"status"`
+			Output   string `json:"output"`
+			ExitCode *int   `json:"exitCode"`
+		}{it.ID, it.Kind, it.Command, it.Status, it.Output, it.ExitCode})
+	case KindSummary:
+		return json.Marshal(struct {
+			ID          string `json:"id"`
+			Kind        string `json:"kind"`
+			Text        string `json:"text"`
+			SummaryKind string `json:"summaryKind"`
+		}{it.ID, it.Kind, it.Text, it.SummaryKind})
+	default: // user, error, info
+		return json.Marshal(struct {
+			ID   string `json:"id"`
+			Kind string `json:"kind"`
+			Text string `json:"text"`
+		}{it.ID, it.Kind, it.Text})
+	}
+}
+
+// NewState returns an empty, idle state with every slice non-nil.
+func NewState() State {
+	return State{
+		Status:        StatusIdle,
+		Phase:         harness.PhaseIdle,
+		Items:         []Item{},
+		Tasks:         []harness.Task{},
+		Queue:         Queue{Steering: []string{}, FollowUp: []string{}},
+		ModifiedFiles: []string{},
+		Errors:        []string{},
+	}
+}
+
+// Clone returns a deep copy: the copy shares no mutable memory with s. Byte
+// slices and pointed-to values that the reducer only ever replaces (item args,
+// exit codes, option lists) are shared read-only.
+func (s *State) Clone() State {
+	c := *s
+	c.Items = append(make([]Item, 0, len(s.Items)), s.Items...)
+	c.Tasks = append(make([]harness.Task, 0, len(s.Tasks)), s.Tasks...)
+	c.Queue = s.Queue.clone()
+	c.ModifiedFiles = cloneStrings(s.ModifiedFiles)
+	c.Errors = cloneStrings(s.Errors)
+	c.Pending = s.Pending.clone()
+	if s.Retry != nil {
+		r := *s.Retry
+		c.Retry = &r
+	}
+	if s.Compaction != nil {
+		cp := *s.Compaction
+		c.Compaction = &cp
+	}
+	return c
+}
+
+func (p Pending) clone() Pending {
+	if p.Approval != nil {
+		a := *p.Approval
+		p.Approval = &a
+	}
+	if p.Question != nil {
+		q := *p.Question
+		p.Question = &q
+	}
+	if p.Plan != nil {
+		pl := *p.Plan
+		p.Plan = &pl
+	}
+	return p
+}
+
+func (q Queue) clone() Queue {
+	return Queue{Steering: cloneStrings(q.Steering), FollowUp: cloneStrings(q.FollowUp)}
+}
+
+func cloneStrings(s []string) []string {
+	return append(make([]string, 0, len(s)), s...)
+}
