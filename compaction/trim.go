@@ -82,8 +82,9 @@ func TrimToolOutputs(items []Item, s Settings, e *Estimator, maxChars int) (trim
 }
 
 // ApplyTrims re-applies recorded trims to a branch (for example after a
-// reload). A trim whose entry is missing, is not a tool result, or whose
-// output no longer has the recorded size is ignored.
+// reload). Only entries still in the context are touched. A trim whose entry
+// is missing, is not a tool result, or whose output no longer has the
+// recorded size is ignored.
 func ApplyTrims(items []Item, trims []Trim) []Item {
 	if len(trims) == 0 {
 		return items
@@ -94,7 +95,7 @@ func ApplyTrims(items []Item, trims []Trim) []Item {
 	}
 	out := items
 	copied := false
-	for i := range items {
+	for i := contextStart(items); i < len(items); i++ { // older entries are out of context
 		t, ok := byID[items[i].EntryID]
 		m := items[i].Message
 		if !ok || m == nil || m.Role != llm.RoleToolResult {
