@@ -1,0 +1,86 @@
+local t = ...
+local H = dofile('tests/helpers.lua')
+
+local ANSWER = 'Hello from the fake model. It streams in small pieces, chunk after chunk.\nSecond line of the answer.'
+
+t.test('a prompt typed in the input streams into the chat buffer', function()
+  local c = H.start(t, { { text = ANSWER, chunkDelayMs = 40, chunkSize = 6 } })
+  local view = require('pi_lsp').chat()
+  local partial = false
+  c:subscribe(function(ev)
+    if ev == 'state' then
+      local a = H.items(c, 'assistant')
+      local n = a[1] and #(a[1].text or '') or 0
+      if n > 0 and n < #ANSWER then
+        partial = true
+      end
+    end
+  end)
+  local iwin = H.win_of(view.ibuf)
+  t.ok(iwin, 'input window open')
+  vim.api.nvim_set_current_win(iwin)
+  vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { 'say hello' })
+  t.keys('<CR>')
+  H.wait_answer(t, c, ANSWER)
+  t.eq({
+    '## You',
+    'say hello',
+    '',
+    '## Assistant',
+    'Hello from the fake model. It streams in small pieces, chunk after chunk.',
+    'Second line of the answer.',
+  }, H.transcript(c))
+  t.ok(partial, 'no partial answer was ever shown: the answer did not stream')
+  t.eq({ '' }, vim.api.nvim_buf_get_lines(view.ibuf, 0, -1, false))
+  local sl = require('pi_lsp').statusline()
+  t.ok(sl:find('fake/fake-model', 1, true) and sl:find('idle', 1, true), sl)
+end)
+
+t.test('<C-f> queues a follow-up that runs after the current answer', function()
+  local c = H.start(t, {
+    { text = 'first answer is slow to arrive, word by word, word by word.', chunkDelayMs = 80, chunkSize = 4 },
+    { text = 'follow-up answer' },
+  })
+  local view = require('pi_lsp').chat('start')
+  t.wait(function()
+    return not H.idle(c)
+  end, 10000, 'run started')
+  vim.api.nvim_set_current_win(H.win_of(view.ibuf))
+  vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { 'and then this' })
+  t.keys('<C-f>')
+  H.wait_answer(t, c, 'follow-up answer', 20000)
+  local users = vim.tbl_map(function(i)
+    return i.text
+  end, H.items(c, 'user'))
+  t.eq({ 'start', 'and then this' }, users)
+  local lines = H.transcript(c)
+  t.eq('follow-up answer', lines[#lines])
+end)
+
+t.test('slash commands complete from commands/list', function()
+  local c = H.start(t, { { text = 'x' } }, {
+    files = {
+      ['.pi/prompts/review.md'] = '---\ndescription: Review the code\n---\nReview $@\n',
+      ['.pi/skills/hello/SKILL.md'] = '---\nname: hello\ndescription: Says hello politely.\n---\nSay hello.\n',
+    },
+  })
+  t.wait(function()
+    return c.commands and #c.commands >= 2
+  end, 10000, function()
+    return 'commands: ' .. vim.inspect(c.commands)
+  end)
+  local view = require('pi_lsp').chat()
+  vim.api.nvim_set_current_win(H.win_of(view.ibuf))
+  vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { '/re' })
+  vim.api.nvim_win_set_cursor(0, { 1, 3 })
+  local complete = require('pi_lsp.complete')
+  t.eq(0, complete.omnifunc(1, ''))
+  local words = vim.tbl_map(function(m)
+    return m.word
+  end, complete.omnifunc(0, '/'))
+  t.ok(vim.tbl_contains(words, '/review'), vim.inspect(words))
+  t.ok(vim.tbl_contains(words, '/skill:hello'), vim.inspect(words))
+  t.eq({ '/review' }, vim.tbl_map(function(m)
+    return m.word
+  end, complete.omnifunc(0, '/re')))
+end)

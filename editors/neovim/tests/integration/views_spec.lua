@@ -1,0 +1,110 @@
+local t = ...
+local H = dofile('tests/helpers.lua')
+
+t.test(':PiTasks renders the live task list', function()
+  local tasks = {
+    { content = 'Write tests', status = 'completed', activeForm = 'Writing tests' },
+    { content = 'Run tests', status = 'in_progress', activeForm = 'Running tests' },
+    { content = 'Ship', status = 'pending', activeForm = 'Shipping' },
+  }
+  local c = H.start(t, {
+    { toolCalls = { { id = 't1', name = 'task_write', arguments = vim.json.encode({ tasks = tasks }) } } },
+    { text = 'Tasks set.' },
+  })
+  require('pi_lsp').chat('plan the work')
+  H.wait_answer(t, c, 'Tasks set.')
+  vim.cmd('PiTasks')
+  local view = require('pi_lsp.tasks').last
+  t.wait(function()
+    return vim.api.nvim_buf_get_lines(view.buf, 0, -1, false)[1] == '[x] Write tests'
+  end, 5000, function()
+    return 'tasks: ' .. table.concat(vim.api.nvim_buf_get_lines(view.buf, 0, -1, false), '\n')
+  end)
+  t.eq({ '[x] Write tests', '[~] Running tests', '[ ] Ship' }, vim.api.nvim_buf_get_lines(view.buf, 0, -1, false))
+end)
+
+t.test(':PiModel, :PiMode, :PiThinking change the state', function()
+  local c = H.start(t, { { text = 'x' } })
+  H.stub(t, 'select', function(items, opts, cb)
+    if opts.kind == 'pi_lsp.mode' then
+      for i, m in ipairs(items) do
+        if m.id == 'plan' then
+          return cb(m, i)
+        end
+      end
+    end
+    cb(items[1], 1)
+  end)
+  vim.cmd('PiThinking high')
+  t.wait(function()
+    return c:display().thinkingLevel == 'high'
+  end, 5000, 'thinking level')
+  vim.cmd('PiMode')
+  t.wait(function()
+    return type(c:display().mode) == 'table' and c:display().mode.id == 'plan'
+  end, 5000, 'mode plan')
+  vim.cmd('PiModel')
+  t.wait(function()
+    return t.notified('model fake/fake-model')
+  end, 5000, 'model set')
+  t.ok(require('pi_lsp').statusline():find('think:high', 1, true), require('pi_lsp').statusline())
+end)
+
+t.test(':PiSessions lists the sessions of this directory and resumes one', function()
+  local c = H.start(t, { { text = 'answer one' }, { text = 'answer two' } })
+  require('pi_lsp').chat('the first session')
+  H.wait_answer(t, c, 'answer one')
+  local first = c:display().session.path
+  local err = c:request_sync('session/new', { cwd = c.cwd }, 5000)
+  t.eq(nil, err)
+  require('pi_lsp.chat').prompt(c, 'the second session')
+  H.wait_answer(t, c, 'answer two')
+  t.ok(c:display().session.path ~= first, 'a new session')
+  local labels
+  H.stub(t, 'select', function(items, opts, cb)
+    labels = vim.tbl_map(opts.format_item, items)
+    for i, s in ipairs(items) do
+      if s.path == first then
+        return cb(s, i)
+      end
+    end
+    cb(nil)
+  end)
+  vim.cmd('PiSessions')
+  t.wait(function()
+    return c:display().session.path == first
+  end, 5000, 'resumed the first session')
+  t.eq(2, #labels)
+  t.has(labels, 'the first session')
+  t.wait(function()
+    return H.items(c, 'assistant')[1] and H.items(c, 'assistant')[1].text == 'answer one'
+  end, 5000, 'resumed transcript')
+end)
+
+t.test(':checkhealth pi_lsp reports OK', function()
+  H.start(t, { { text = 'x' } })
+  vim.cmd('checkhealth pi_lsp')
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  local text = table.concat(lines, '\n')
+  for _, what in ipairs({ 'binary:', 'server: pi-lsp', 'model(s) configured', 'auth: every model has credentials' }) do
+    local i = t.has(lines, what)
+    t.ok(lines[i]:find('OK', 1, true), 'not OK: ' .. lines[i])
+  end
+  t.ok(not text:find('ERROR', 1, true), 'errors reported:\n' .. text)
+  vim.cmd('bwipeout!')
+end)
+
+t.test('a crashed server is restarted with a message', function()
+  local c = H.start(t, { { text = 'after restart' } })
+  local pid = c.rpc.pid
+  t.ok(pid, 'no pid from vim.lsp.rpc')
+  vim.loop.kill(pid, 'sigkill')
+  t.wait(function()
+    return t.notified('restarting')
+  end, 5000, 'restart message')
+  t.wait(function()
+    return c.ready and c:display() ~= nil and c.rpc and c.rpc.pid ~= pid
+  end, 10000, 'restarted')
+  require('pi_lsp').chat('still there?')
+  H.wait_answer(t, c, 'after restart')
+end)
