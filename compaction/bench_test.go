@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -79,5 +80,17 @@ func BenchmarkPlan40k(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkEstimateWhitespace: 200 KB of blank lines with trailing spaces,
+// quadratic in the tokenizer's split pattern unless runs are split.
+func BenchmarkEstimateWhitespace(b *testing.B) {
+	s := strings.Repeat(" \n", 100_000)
+	e := NewEstimator("gpt-4o")
+	e.Text("load")
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		e.Text(s)
 	}
 }

@@ -66,6 +66,10 @@ func contextOf(items []Item) ([]*Item, int) {
 	c := &items[last]
 	if c.Message != nil {
 		out = append(out, c)
+	} else { // no message given: the summary alone, as pi would build it
+		cc := *c
+		cc.Message = &llm.Message{Role: llm.RoleCompactionSummary, Summary: c.Summary}
+		out = append(out, &cc)
 	}
 	found := false
 	for i := 0; i < last; i++ {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -114,7 +115,7 @@ func (e *Estimator) Text(s string) int {
 		return 0
 	}
 	if c := e.bpe(); c != nil {
-		if n, err := c.Count(s); err == nil {
+		if n, ok := countBPE(c, s); ok {
 			return n
 		}
 	}
@@ -134,7 +135,7 @@ func (c *counter) add(s string) {
 		return
 	}
 	if c.codec != nil {
-		if n, err := c.codec.Count(s); err == nil {
+		if n, ok := countBPE(c.codec, s); ok {
 			c.tokens += n
 			return
 		}
@@ -250,6 +251,78 @@ func utf16Len(s string) int {
 		}
 	}
 	return n
+}
+
+// maxSpaceRun bounds the whitespace runs handed to the tokenizer at once.
+// The tiktoken split pattern (\s*[\r\n]+, \s+(?!\S)) backtracks
+// quadratically on long runs of mixed spaces and newlines in regexp2: 100 KB
+// of " \n" took 13 s. Longer runs are counted in pieces of this size, which
+// changes the count by at most a token per piece.
+const maxSpaceRun = 64
+
+// countBPE counts the tokens of s, splitting long whitespace runs.
+func countBPE(c tokenizer.Codec, s string) (int, bool) {
+	total, from := 0, 0
+	count := func(part string) bool {
+		if part == "" {
+			return true
+		}
+		n, err := c.Count(part)
+		total += n
+		return err == nil
+	}
+	for i := 0; i < len(s); {
+		n := spaceAt(s, i)
+		if n == 0 {
+			i++ // continuation bytes are never spaces
+			continue
+		}
+		j, cuts := i, []int{i}
+		for n > 0 {
+			j += n
+			if j-cuts[len(cuts)-1] >= maxSpaceRun {
+				cuts = append(cuts, j)
+			}
+			n = spaceAt(s, j)
+		}
+		if len(cuts) > 1 {
+			if !count(s[from:i]) {
+				return 0, false
+			}
+			cuts = append(cuts, j)
+			for k := 1; k < len(cuts); k++ {
+				if !count(s[cuts[k-1]:cuts[k]]) {
+					return 0, false
+				}
+			}
+			from = j
+		}
+		i = j
+	}
+	if !count(s[from:]) {
+		return 0, false
+	}
+	return total, true
+}
+
+// spaceAt returns the byte length of the whitespace rune at s[i] (as the
+// split pattern's \s matches it: ASCII whitespace, U+0085 and the Unicode
+// separators), or 0.
+func spaceAt(s string, i int) int {
+	if i >= len(s) {
+		return 0
+	}
+	if b := s[i]; b < utf8.RuneSelf {
+		if b == ' ' || b == '\n' || b == '\t' || b == '\r' || b == '\v' || b == '\f' {
+			return 1
+		}
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if unicode.IsSpace(r) || unicode.Is(unicode.Z, r) {
+		return n
+	}
+	return 0
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }

@@ -2,6 +2,7 @@ package compaction
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -175,5 +176,29 @@ func TestContextMessagesAfterCompaction(t *testing.T) {
 	b.items[3].Message.Usage = llm.Usage{TotalTokens: 50000}
 	if n := itemsContextTokens(b.items, nil); n != 1+1+3+1+1 {
 		t.Errorf("items context tokens %d", n)
+	}
+}
+
+// Long whitespace runs are counted in pieces (the tokenizer's pattern is
+// quadratic on them); the count stays close to the tokenizer's own.
+func TestCountBPESplitsLongWhitespaceRuns(t *testing.T) {
+	e := NewEstimator("gpt-4o")
+	codec := e.bpe()
+	for _, s := range []string{
+		strings.Repeat(" \n", 600),
+		strings.Repeat("\u00a0\n", 400),
+		"head" + strings.Repeat("\n", 900) + "tail",
+		strings.Repeat("ok line\n\n\n", 100),
+		strings.Repeat(" ", 1000) + "x",
+	} {
+		direct, err := codec.Count(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := e.Text(s)
+		pieces := len(s)/maxSpaceRun + 1
+		if got < direct || got > direct+pieces {
+			t.Errorf("%q...: %d tokens, tokenizer says %d (allowed up to +%d)", s[:8], got, direct, pieces)
+		}
 	}
 }
