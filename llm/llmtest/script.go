@@ -92,8 +92,10 @@ type Response struct {
 	// Malformed sends a chunk of broken JSON after the first content chunk
 	// and then ends the stream.
 	Malformed bool `json:"malformed,omitempty"`
-	// StallMs pauses after the response headers, before the first chunk.
-	StallMs int `json:"stallMs,omitempty"`
+	// StallMs pauses after the response headers, before the first chunk,
+	// or, with StallAfter, after that many data chunks.
+	StallMs    int `json:"stallMs,omitempty"`
+	StallAfter int `json:"stallAfter,omitempty"`
 	// ChunkDelayMs pauses between chunks.
 	ChunkDelayMs int `json:"chunkDelayMs,omitempty"`
 	// ChunkSize is the number of characters per text, thinking and argument

@@ -76,7 +76,7 @@ func (s *streamer) run() {
 	h.Set("Cache-Control", "no-cache")
 	s.w.WriteHeader(http.StatusOK)
 	s.flush()
-	if !s.sleep(s.resp.StallMs) {
+	if s.resp.StallAfter <= 0 && !s.sleep(s.resp.StallMs) {
 		return
 	}
 	r := s.resp
@@ -164,6 +164,9 @@ func (s *streamer) send(c any, usage *wireUsage) bool {
 		// Abort the connection without ending the chunked body, as a
 		// dropped connection looks to the client.
 		panic(http.ErrAbortHandler)
+	}
+	if s.resp.StallAfter > 0 && s.sent == s.resp.StallAfter {
+		return s.sleep(s.resp.StallMs)
 	}
 	return true
 }
