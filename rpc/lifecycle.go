@@ -1,0 +1,196 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// InitializeParams are the params of initialize.
+type InitializeParams struct {
+	ProcessID             int                `json:"processId"` // 0 when null or absent
+	ClientInfo            *ClientInfo        `json:"clientInfo,omitempty"`
+	RootURI               string             `json:"rootUri"`
+	Capabilities          ClientCapabilities `json:"capabilities"`
+	InitializationOptions json.RawMessage    `json:"initializationOptions,omitempty"`
+}
+
+// ClientInfo names the client.
+type ClientInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// ClientCapabilities is what the client declared it can do.
+type ClientCapabilities struct {
+	UI            UICapabilities `json:"ui"`
+	FS            FSCapabilities `json:"fs"`
+	HarnessEvents bool           `json:"harnessEvents"`
+}
+
+// UICapabilities: the client answers these server→client requests.
+type UICapabilities struct {
+	Approvals    bool `json:"approvals"`    // ui/requestApproval
+	Questions    bool `json:"questions"`    // ui/askQuestion
+	PlanApproval bool `json:"planApproval"` // ui/approvePlan
+}
+
+// FSCapabilities: the client serves its editor buffers.
+type FSCapabilities struct {
+	ReadTextFile  bool `json:"readTextFile"`  // fs/readTextFile
+	WriteTextFile bool `json:"writeTextFile"` // fs/writeTextFile
+}
+
+// InitOptions are the initializationOptions pi-lsp knows.
+type InitOptions struct {
+	Model    string `json:"model,omitempty"`    // provider/id, overrides --model
+	Session  string `json:"session,omitempty"`  // "new" (default), "continue", or a session file path
+	LogLevel string `json:"logLevel,omitempty"` // error|warn|info|debug: send window/logMessage at or above it
+}
+
+// Options decodes the initializationOptions (zero when absent).
+func (p InitializeParams) Options() (InitOptions, error) {
+	var o InitOptions
+	raw := bytes.TrimSpace(p.InitializationOptions)
+	if len(raw) == 0 || string(raw) == "null" {
+		return o, nil
+	}
+	if err := DecodeParams(raw, &o); err != nil {
+		return o, ErrInvalidParams("initializationOptions: " + strings.TrimPrefix(err.Error(), "invalid params: "))
+	}
+	if _, ok := parseLogLevel(o.LogLevel); !ok {
+		return o, ErrInvalidParams(`initializationOptions.logLevel must be one of "error", "warn", "info", "debug", "off"`)
+	}
+	return o, nil
+}
+
+// RootPath is the local path of RootURI ("" when it is not a file URI).
+func (p InitializeParams) RootPath() string {
+	u, err := url.Parse(p.RootURI)
+	if err != nil || u.Scheme != "file" {
+		return ""
+	}
+	return u.Path
+}
+
+// InitializeResult is the result of initialize.
+type InitializeResult struct {
+	ServerInfo   ServerInfo         `json:"serverInfo"`
+	Capabilities ServerCapabilities `json:"capabilities"`
+}
+
+// ServerInfo names the server.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ServerCapabilities is what the server offers.
+type ServerCapabilities struct {
+	DisplayState struct {
+		Diffs bool `json:"diffs"`
+	} `json:"displayState"`
+	Methods []string `json:"methods"`
+}
+
+// parseLogLevel maps initializationOptions.logLevel to a slog level; ok is
+// false for an unknown name. "" and "off" disable window/logMessage.
+func parseLogLevel(s string) (lvl *slog.Level, ok bool) {
+	l := func(v slog.Level) *slog.Level { return &v }
+	switch strings.ToLower(s) {
+	case "", "off", "none":
+		return nil, true
+	case "error":
+		return l(slog.LevelError), true
+	case "warn", "warning":
+		return l(slog.LevelWarn), true
+	case "info":
+		return l(slog.LevelInfo), true
+	case "debug", "log", "trace":
+		return l(slog.LevelDebug), true
+	}
+	return nil, false
+}
+
+// initialize answers the initialize request (inline on the read loop).
+func (c *Client) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p InitializeParams
+	if err := DecodeParams(raw, &p); err != nil {
+		return nil, toWire(err)
+	}
+	opts, err := p.Options()
+	if err != nil {
+		return nil, toWire(err)
+	}
+	if h := c.srv.opts.OnInitialize; h != nil {
+		if err := h(ctx, c, p); err != nil {
+			return nil, toWire(err)
+		}
+	}
+	lvl, _ := parseLogLevel(opts.LogLevel)
+	c.mu.Lock()
+	c.params = p
+	c.logLevel = lvl
+	c.state = stateRunning
+	c.mu.Unlock()
+	res := InitializeResult{
+		ServerInfo:   ServerInfo{Name: c.srv.opts.Name, Version: c.srv.opts.Version},
+		Capabilities: ServerCapabilities{Methods: c.srv.Methods()},
+	}
+	res.Capabilities.DisplayState.Diffs = true
+	return res, nil
+}
+
+// shutdown answers shutdown: later requests answer -32600; OnShutdown runs
+// (it aborts any run) before the reply.
+func (c *Client) shutdown(ctx context.Context) (any, error) {
+	c.mu.Lock()
+	c.state = stateShutdown
+	c.mu.Unlock()
+	jsonrpc2.Async(ctx)
+	if h := c.srv.opts.OnShutdown; h != nil {
+		if err := h(c.ctx, c); err != nil {
+			c.srv.log.Warn("shutdown hook failed", "err", err)
+		}
+	}
+	return nil, nil
+}
+
+// exit ends Serve: cleanly after shutdown, with ErrExitWithoutShutdown
+// otherwise.
+func (c *Client) exit() {
+	c.mu.Lock()
+	err := ErrExitWithoutShutdown
+	if c.state == stateShutdown {
+		err = nil
+	}
+	c.mu.Unlock()
+	c.exitOnce.Do(func() {
+		c.exitErr = err
+		close(c.exitCh)
+	})
+}
+
+// Errors Serve returns; ExitCode maps them to a process exit code.
+var (
+	ErrExitWithoutShutdown = errors.New("rpc: exit received before shutdown")
+	ErrInputClosed         = errors.New("rpc: the client closed the input")
+	ErrOutputBroken        = errors.New("rpc: writing to the client failed")
+)
+
+// ExitCode is the process exit code for Serve's result, as LSP defines it:
+// 0 after shutdown+exit, when the input closed, or when ctx was cancelled
+// (the parent died, a signal); 1 for exit without shutdown or an I/O failure.
+func ExitCode(serveErr error) int {
+	switch {
+	case serveErr == nil, errors.Is(serveErr, ErrInputClosed), errors.Is(serveErr, context.Canceled):
+		return 0
+	}
+	return 1
+}
