@@ -342,3 +342,17 @@ func (h *Harness) Messages(ctx context.Context) ([]llm.Message, error) {
 	}
 	return c.Messages, nil
 }
+
+// DisplayHistory is the current branch's context as the editor may see it
+// (tool output with secrets masked), for seeding a display.
+func (h *Harness) DisplayHistory(ctx context.Context) []llm.Message {
+	msgs, err := h.Messages(ctx)
+	if err != nil {
+		h.log.Warn("display history", "err", err)
+		return nil
+	}
+	for i := range msgs {
+		msgs[i] = h.displayCopy(msgs[i])
+	}
+	return msgs
+}

@@ -1,0 +1,85 @@
+package rpc
+
+import (
+	"context"
+	"encoding/base64"
+	"strconv"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/llm"
+)
+
+type textParams struct {
+	Text string `json:"text"`
+}
+
+func (p textParams) check() error {
+	if strings.TrimSpace(p.Text) == "" {
+		return ErrInvalidParams(`"text" is required and must not be empty`)
+	}
+	return nil
+}
+
+func (a *agent) registerAgent(s *Server) {
+	s.Register("agent/prompt", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Text   string `json:"text"`
+		Images []struct {
+			Data     string `json:"data"`
+			MimeType string `json:"mimeType"`
+		} `json:"images"`
+		StreamingBehavior string `json:"streamingBehavior"`
+	}) (any, error) {
+		if err := (textParams{p.Text}).check(); err != nil {
+			return nil, err
+		}
+		var imgs []llm.ContentBlock
+		for i, img := range p.Images {
+			if _, err := base64.StdEncoding.DecodeString(img.Data); err != nil || !strings.HasPrefix(img.MimeType, "image/") {
+				return nil, ErrInvalidParams("images[" + strconv.Itoa(i) + "] needs base64 data and an image/* mimeType")
+			}
+			imgs = append(imgs, llm.ContentBlock{Type: llm.BlockImage, Data: img.Data, MimeType: img.MimeType})
+		}
+		switch p.StreamingBehavior {
+		case "", "steer", "followUp", "interrupt":
+		default:
+			return nil, ErrInvalidParams(`"streamingBehavior" must be "steer", "followUp" or "interrupt"`)
+		}
+		d, err := h.Prompt(ctx, p.Text, harness.PromptOptions{Images: imgs, StreamingBehavior: p.StreamingBehavior})
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"accepted": true, "delivery": d}, nil
+	}))
+	s.Register("agent/steer", handle(a, func(ctx context.Context, h *harness.Harness, p textParams) (any, error) {
+		if err := p.check(); err != nil {
+			return nil, err
+		}
+		return empty{}, h.Steer(ctx, p.Text)
+	}))
+	s.Register("agent/followUp", handle(a, func(ctx context.Context, h *harness.Harness, p textParams) (any, error) {
+		if err := p.check(); err != nil {
+			return nil, err
+		}
+		return empty{}, h.FollowUp(ctx, p.Text)
+	}))
+	s.Register("agent/interrupt", handle(a, func(ctx context.Context, h *harness.Harness, p textParams) (any, error) {
+		if err := p.check(); err != nil {
+			return nil, err
+		}
+		return empty{}, h.Interrupt(ctx, p.Text)
+	}))
+	s.Register("agent/abort", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		h.Abort()
+		return empty{}, nil
+	}))
+	s.Register("agent/bash", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Command            string `json:"command"`
+		ExcludeFromContext bool   `json:"excludeFromContext"`
+	}) (any, error) {
+		if strings.TrimSpace(p.Command) == "" {
+			return nil, ErrInvalidParams(`"command" is required`)
+		}
+		return h.Bash(ctx, p.Command, p.ExcludeFromContext)
+	}))
+}

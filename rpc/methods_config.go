@@ -1,0 +1,143 @@
+package rpc
+
+import (
+	"context"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/skills"
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+func (a *agent) registerConfig(s *Server) {
+	s.Register("model/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		var models []ModelEntry
+		if a.opts.Models != nil {
+			var err error
+			if models, err = a.opts.Models(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if models == nil {
+			models = []ModelEntry{}
+		}
+		cur := ""
+		if m, err := h.Model(ctx); err == nil {
+			cur = m.Ref()
+		}
+		return map[string]any{"current": cur, "models": models}, nil
+	}))
+	s.Register("model/set", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Model string `json:"model"`
+	}) (any, error) {
+		if p.Model == "" {
+			return nil, ErrInvalidParams(`"model" is required (provider/id)`)
+		}
+		ref, err := h.SetModel(ctx, p.Model)
+		return map[string]any{"model": ref}, err
+	}))
+	s.Register("thinking/set", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Level string `json:"level"`
+	}) (any, error) {
+		if err := h.SetThinking(ctx, llm.ThinkingLevel(p.Level)); err != nil {
+			return nil, err
+		}
+		return map[string]any{"thinkingLevel": p.Level}, nil
+	}))
+	s.Register("mode/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		ms := h.ModeState()
+		type modeView struct {
+			ID    string `json:"id"`
+			Name  string `json:"name"`
+			Color string `json:"color"`
+			Model string `json:"model,omitempty"`
+		}
+		var out []modeView
+		for _, m := range h.Modes() {
+			model := ms.ModeModels[m.ID]
+			if m.ID == ms.Mode {
+				model = ms.Model
+			}
+			if model == "" {
+				model = m.DefaultModel
+			}
+			out = append(out, modeView{ID: m.ID, Name: m.Name, Color: m.Color, Model: model})
+		}
+		return map[string]any{"current": ms.Mode, "yolo": ms.Yolo, "modes": out}, nil
+	}))
+	s.Register("mode/set", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Mode string `json:"mode"`
+		Yolo *bool  `json:"yolo"`
+	}) (any, error) {
+		if p.Mode == "" && p.Yolo == nil {
+			return nil, ErrInvalidParams(`give "mode", "yolo" or both`)
+		}
+		if p.Mode != "" && p.Mode != h.ModeState().Mode {
+			if _, err := h.SetMode(ctx, p.Mode); err != nil {
+				return nil, err
+			}
+		}
+		if p.Yolo != nil {
+			h.SetYolo(ctx, *p.Yolo)
+		}
+		ms := h.ModeState()
+		return map[string]any{"mode": ms.Mode, "model": ms.Model, "yolo": ms.Yolo}, nil
+	}))
+	s.Register("compaction/run", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		CustomInstructions string `json:"customInstructions"`
+	}) (any, error) {
+		return h.Compact(ctx, p.CustomInstructions)
+	}))
+	s.Register("compaction/setAuto", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Enabled *bool `json:"enabled"`
+	}) (any, error) {
+		if p.Enabled == nil {
+			return nil, ErrInvalidParams(`"enabled" is required`)
+		}
+		h.SetAutoCompaction(ctx, *p.Enabled)
+		return map[string]any{"enabled": *p.Enabled}, nil
+	}))
+	s.Register("permissions/get", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		return h.Permissions(), nil
+	}))
+	s.Register("permissions/set", handle(a, func(ctx context.Context, h *harness.Harness, p harness.PermissionsUpdate) (any, error) {
+		v, err := h.SetPermissions(ctx, p)
+		if err == nil && p.Yolo != nil {
+			a.mu.Lock()
+			r := a.reducer
+			a.mu.Unlock()
+			if r != nil {
+				r.SetYolo(v.Yolo)
+			}
+		}
+		return v, err
+	}))
+	s.Register("skills/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		r := h.Skills(ctx)
+		sk, diags := r.Skills, r.Diagnostics
+		if sk == nil {
+			sk = []skills.Skill{}
+		}
+		if diags == nil {
+			diags = []skills.Diagnostic{}
+		}
+		return map[string]any{"skills": sk, "diagnostics": diags}, nil
+	}))
+	s.Register("templates/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		t := h.Skills(ctx).Templates
+		if t == nil {
+			t = []skills.Template{}
+		}
+		return map[string]any{"templates": t}, nil
+	}))
+	s.Register("commands/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		return map[string]any{"commands": h.Skills(ctx).Commands()}, nil
+	}))
+	s.Register("tasks/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		t := h.Tasks()
+		if t == nil {
+			t = []tools.Task{}
+		}
+		return map[string]any{"tasks": t}, nil
+	}))
+}

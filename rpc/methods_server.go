@@ -1,0 +1,336 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/pi-lsp/pi-lsp/display"
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/session"
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+// ModelEntry is one model of model/list.
+type ModelEntry struct {
+	Provider      string `json:"provider"`
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	ContextWindow int    `json:"contextWindow"`
+	MaxTokens     int    `json:"maxTokens"`
+	Reasoning     bool   `json:"reasoning"`
+	Authenticated bool   `json:"authenticated"`
+}
+
+// AgentOptions wire a harness behind the protocol.
+type AgentOptions struct {
+	Name, Version string
+	Logger        *slog.Logger
+	// NewHarness builds the harness at initialize, for the client's root
+	// folder ("" when it sent none).
+	NewHarness func(cwd string) (*harness.Harness, error)
+	// Models lists the configured models for model/list.
+	Models func(ctx context.Context) ([]ModelEntry, error)
+	// SessionsRoot is where sessions live (session/list).
+	SessionsRoot string
+	// DisplayClock is the display schedulers' clock (tests); nil = wall clock.
+	DisplayClock display.Clock
+}
+
+// agent is the state shared by the method handlers of one server: the
+// harness (built at initialize) and the display reducer it feeds.
+type agent struct {
+	opts    AgentOptions
+	mu      sync.Mutex
+	h       *harness.Harness
+	reducer *display.Reducer
+	unsub   func()
+	cancel  context.CancelFunc
+}
+
+// NewAgentServer returns a Server serving every method of docs/protocol.md
+// over a harness that it builds at initialize.
+func NewAgentServer(o AgentOptions) *Server {
+	a := &agent{opts: o}
+	s := NewServer(Options{
+		Name: o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
+		OnInitialize: a.initialize,
+		OnShutdown: func(ctx context.Context, c *Client) error {
+			if h := a.harness(); h != nil {
+				h.Abort()
+			}
+			return nil
+		},
+		OnDisconnect: func(c *Client) { a.close() },
+	})
+	a.register(s)
+	return s
+}
+
+func (a *agent) harness() *harness.Harness {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.h
+}
+
+func (a *agent) close() {
+	a.mu.Lock()
+	h, unsub, cancel := a.h, a.unsub, a.cancel
+	a.h, a.unsub, a.cancel = nil, nil, nil
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if unsub != nil {
+		unsub()
+	}
+	if h != nil {
+		if err := h.Close(); err != nil && a.opts.Logger != nil {
+			a.opts.Logger.Warn("closing harness", "err", err)
+		}
+	}
+}
+
+func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) error {
+	opts, err := p.Options()
+	if err != nil {
+		return err
+	}
+	h, err := a.opts.NewHarness(p.RootPath())
+	if err != nil {
+		return &Error{Code: CodeInternalError, Message: fmt.Sprintf("starting the harness: %v", err)}
+	}
+	r := display.NewReducer(display.ReducerOptions{ModeInfo: modeInfo(h)})
+	wctx, cancel := context.WithCancel(context.Background())
+	prog := newProgressForwarder(wctx, c)
+	unsub := h.Subscribe(func(ev harness.Event) {
+		switch ev.Type {
+		case harness.EvSession:
+			r.Reset(sessionInfo(h), display.ItemsFromMessages(h.DisplayHistory(context.Background())))
+			return
+		case harness.EvMode:
+			r.Apply(ev)
+			r.SetYolo(h.ModeState().Yolo)
+			return
+		case harness.EvCompactionStart, harness.EvCompactionEnd, harness.EvSkills:
+			prog.add(ev)
+		}
+		r.Apply(ev)
+	})
+	a.mu.Lock()
+	a.h, a.reducer, a.unsub, a.cancel = h, r, unsub, cancel
+	a.mu.Unlock()
+	h.SetUI(clientUI{c})
+	if err := h.WatchSkills(wctx); err != nil && a.opts.Logger != nil {
+		a.opts.Logger.Warn("watching skills", "err", err)
+	}
+
+	if opts.Model != "" {
+		if _, err := h.SetModel(ctx, opts.Model); err != nil {
+			c.Log(slog.LevelWarn, fmt.Sprintf("initializationOptions.model: %v", err))
+		}
+	}
+	switch opts.Session {
+	case "", "new":
+	case "continue":
+		if _, err := h.ContinueRecent(ctx); err != nil {
+			return mapErr(err)
+		}
+	default:
+		if _, err := h.OpenSession(ctx, opts.Session); err != nil {
+			return mapErr(err)
+		}
+	}
+	// Seed the display with what no event has said yet.
+	r.Reset(sessionInfo(h), display.ItemsFromMessages(h.DisplayHistory(ctx)))
+	ms := h.ModeState()
+	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode})
+	r.SetYolo(ms.Yolo)
+	if m, err := h.Model(ctx); err == nil {
+		r.Apply(harness.Event{Type: harness.EvModel, Model: m.Ref()})
+	}
+	r.Apply(harness.Event{Type: harness.EvThinking, Thinking: h.Thinking()})
+	st := h.State(ctx)
+	r.Apply(harness.Event{Type: harness.EvUsage, Tokens: &st.Tokens})
+	c.AttachDisplay(r)
+	c.AttachEvents(h)
+	return nil
+}
+
+func sessionInfo(h *harness.Harness) display.SessionInfo {
+	i := h.SessionInfo()
+	return display.SessionInfo{ID: i.ID, Path: i.Path, Name: i.Name, Cwd: i.Cwd}
+}
+
+func modeInfo(h *harness.Harness) func(string) display.Mode {
+	return func(id string) display.Mode {
+		for _, m := range h.Modes() {
+			if m.ID == id {
+				return display.Mode{ID: m.ID, Name: m.Name, Color: m.Color}
+			}
+		}
+		return display.DefaultModeInfo(id)
+	}
+}
+
+// progressForwarder sends $/progress and skills/changed notifications in
+// order without blocking the harness.
+type progressForwarder struct {
+	ch chan harness.Event
+}
+
+func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
+	p := &progressForwarder{ch: make(chan harness.Event, 64)}
+	go func() {
+		n := 0
+		token := ""
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev := <-p.ch:
+				switch ev.Type {
+				case harness.EvCompactionStart:
+					n++
+					token = fmt.Sprintf("compaction-%d", n)
+					title := "Compacting context"
+					if ev.Reason == "branch_summary" {
+						title = "Summarizing branch"
+					}
+					_ = c.Progress(token, map[string]any{"kind": "begin", "title": title, "message": ev.Reason, "percentage": 0})
+				case harness.EvCompactionEnd:
+					msg := "done"
+					if ev.Error != "" {
+						msg = "failed: " + ev.Error
+					}
+					_ = c.Progress(token, map[string]any{"kind": "end", "message": msg})
+				case harness.EvSkills:
+					_ = c.Notify("skills/changed", struct{}{})
+				}
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progressForwarder) add(ev harness.Event) {
+	select {
+	case p.ch <- ev:
+	default: // a client this far behind loses progress, never the harness's time
+	}
+}
+
+// clientUI asks the client through server→client requests, when it
+// declared it can answer them.
+type clientUI struct{ c *Client }
+
+func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
+	if !u.c.Capabilities().UI.Approvals {
+		return "", tools.ErrNoUI
+	}
+	var resp struct {
+		Decision string `json:"decision"`
+	}
+	if err := u.c.Call(ctx, "ui/requestApproval", req, &resp); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		// A reply we cannot read declines the call.
+		return harness.DecisionDecline, nil
+	}
+	switch d := harness.Decision(resp.Decision); d {
+	case harness.DecisionApprove, harness.DecisionDecline, harness.DecisionAlwaysAllowTool, harness.DecisionAlwaysAllowCategory:
+		return d, nil
+	default:
+		u.c.Log(slog.LevelWarn, fmt.Sprintf("ui/requestApproval: unknown decision %q: the call is declined", resp.Decision))
+		return harness.DecisionDecline, nil
+	}
+}
+
+func (u clientUI) AskQuestion(ctx context.Context, q tools.Question) (string, error) {
+	if !u.c.Capabilities().UI.Questions {
+		return "", tools.ErrNoUI
+	}
+	var resp struct {
+		Answer    *string  `json:"answer"`
+		Answers   []string `json:"answers"`
+		Cancelled bool     `json:"cancelled"`
+	}
+	if err := u.c.Call(ctx, "ui/askQuestion", q, &resp); err != nil {
+		return "", fmt.Errorf("ui/askQuestion: %w", err)
+	}
+	switch {
+	case resp.Cancelled:
+		return "", errors.New("the user declined to answer")
+	case resp.Answers != nil:
+		return strings.Join(resp.Answers, ", "), nil
+	case resp.Answer != nil:
+		return *resp.Answer, nil
+	}
+	return "", errors.New("the client's answer had neither answer nor answers")
+}
+
+func (u clientUI) ApprovePlan(ctx context.Context, p tools.Plan) (tools.PlanVerdict, error) {
+	if !u.c.Capabilities().UI.PlanApproval {
+		return tools.PlanVerdict{}, tools.ErrNoUI
+	}
+	var resp struct {
+		Approved *bool  `json:"approved"`
+		Feedback string `json:"feedback"`
+	}
+	if err := u.c.Call(ctx, "ui/approvePlan", p, &resp); err != nil {
+		return tools.PlanVerdict{}, fmt.Errorf("ui/approvePlan: %w", err)
+	}
+	if resp.Approved == nil {
+		return tools.PlanVerdict{Approved: false, Feedback: "the client's answer did not say approved or not"}, nil
+	}
+	return tools.PlanVerdict{Approved: *resp.Approved, Feedback: resp.Feedback}, nil
+}
+
+// mapErr turns harness and session errors into protocol errors.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *Error
+	if errors.As(err, &re) {
+		return re
+	}
+	var busy *harness.BusyError
+	if errors.As(err, &busy) {
+		return ErrBusy(busy.Phase)
+	}
+	var locked *session.LockedError
+	if errors.As(err, &locked) {
+		e := ErrLocked(locked.PID)
+		e.Message = err.Error()
+		return e
+	}
+	switch {
+	case errors.Is(err, harness.ErrNoModel):
+		e := ErrNoModel("configure a model in $PI_LSP_MODELS or ~/.pi/agent/models.json, or set a provider key such as OPENAI_API_KEY, then pick it with --model provider/id or model/set; see docs/models.md")
+		e.Message = err.Error() + "; " + e.Data.(map[string]any)["hint"].(string)
+		return e
+	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession):
+		e := ErrNotFound("")
+		e.Message = err.Error()
+		return e
+	case errors.Is(err, harness.ErrInvalid):
+		return ErrInvalidParams(err.Error())
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: CodeRequestCancelled, Message: "request cancelled"}
+	}
+	return &Error{Code: CodeInternalError, Message: err.Error()}
+}
+
+// need returns the harness or the not-initialized error.
+func (a *agent) need() (*harness.Harness, error) {
+	h := a.harness()
+	if h == nil {
+		return nil, &Error{Code: CodeServerNotInitialized, Message: "server not initialized"}
+	}
+	return h, nil
+}

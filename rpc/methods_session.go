@@ -1,0 +1,243 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/session"
+)
+
+// handler adapts a typed method to a HandlerFunc: params are decoded into P
+// (-32602 on a mismatch) and errors are mapped to protocol errors.
+func handle[P any](a *agent, fn func(ctx context.Context, h *harness.Harness, p P) (any, error)) HandlerFunc {
+	return func(ctx context.Context, c *Client, raw json.RawMessage) (any, error) {
+		h, err := a.need()
+		if err != nil {
+			return nil, err
+		}
+		p, err := Params[P](raw)
+		if err != nil {
+			return nil, err
+		}
+		res, err := fn(ctx, h, p)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		return res, nil
+	}
+}
+
+type empty struct{}
+
+type sessionResult struct {
+	SessionID  string `json:"sessionId"`
+	Path       string `json:"path"`
+	EditorText string `json:"editorText,omitempty"`
+}
+
+func (a *agent) register(s *Server) {
+	s.Register("session/new", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Cwd string `json:"cwd"`
+	}) (any, error) {
+		info, err := h.NewSession(ctx, p.Cwd)
+		return sessionResult{SessionID: info.ID, Path: info.Path}, err
+	}))
+	s.Register("session/open", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Path string `json:"path"`
+	}) (any, error) {
+		if p.Path == "" {
+			return nil, ErrInvalidParams(`"path" is required`)
+		}
+		if _, err := os.Stat(p.Path); err != nil {
+			return nil, ErrNotFound("session " + p.Path)
+		}
+		info, err := h.OpenSession(ctx, p.Path)
+		return sessionResult{SessionID: info.ID, Path: info.Path}, err
+	}))
+	s.Register("session/list", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Cwd string `json:"cwd"`
+		All bool   `json:"all"`
+	}) (any, error) {
+		var list []session.Info
+		var err error
+		if p.All {
+			list, err = session.ListAll(ctx, a.opts.SessionsRoot)
+		} else {
+			cwd := p.Cwd
+			if cwd == "" {
+				cwd = h.Cwd()
+			}
+			list, err = session.List(ctx, a.opts.SessionsRoot, cwd)
+		}
+		if list == nil {
+			list = []session.Info{}
+		}
+		return map[string]any{"sessions": list}, err
+	}))
+	s.Register("session/fork", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		EntryID string `json:"entryId"`
+		At      bool   `json:"at"`
+	}) (any, error) {
+		if p.EntryID == "" {
+			return nil, ErrInvalidParams(`"entryId" is required`)
+		}
+		info, text, err := h.Fork(ctx, p.EntryID, p.At)
+		return sessionResult{SessionID: info.ID, Path: info.Path, EditorText: text}, err
+	}))
+	s.Register("session/clone", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		info, err := h.Clone(ctx)
+		return sessionResult{SessionID: info.ID, Path: info.Path}, err
+	}))
+	s.Register("session/tree", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		sess := h.Session()
+		if sess == nil {
+			return map[string]any{"leafId": "", "roots": []any{}}, nil
+		}
+		roots, err := sess.Tree(ctx)
+		if roots == nil {
+			roots = []*session.TreeNode{}
+		}
+		return map[string]any{"leafId": sess.LeafID(), "roots": roots}, err
+	}))
+	s.Register("session/entries", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		IDs    []string `json:"ids"`
+		FromID string   `json:"fromId"`
+		Limit  int      `json:"limit"`
+	}) (any, error) {
+		return entries(h, p.IDs, p.FromID, p.Limit)
+	}))
+	s.Register("session/navigate", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		TargetID           string `json:"targetId"`
+		Summarize          bool   `json:"summarize"`
+		CustomInstructions string `json:"customInstructions"`
+		Label              string `json:"label"`
+	}) (any, error) {
+		if p.TargetID == "" {
+			return nil, ErrInvalidParams(`"targetId" is required`)
+		}
+		return h.Navigate(ctx, p.TargetID, harness.NavigateOptions{Summarize: p.Summarize, CustomInstructions: p.CustomInstructions, Label: p.Label})
+	}))
+	s.Register("session/setName", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Name *string `json:"name"`
+	}) (any, error) {
+		if p.Name == nil {
+			return nil, ErrInvalidParams(`"name" is required`)
+		}
+		if err := h.SetName(ctx, *p.Name); err != nil {
+			return nil, err
+		}
+		a.mu.Lock()
+		r := a.reducer
+		a.mu.Unlock()
+		if r != nil {
+			r.SetSession(sessionInfo(h))
+		}
+		return empty{}, nil
+	}))
+	s.Register("session/label", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		EntryID string `json:"entryId"`
+		Label   string `json:"label"`
+	}) (any, error) {
+		if p.EntryID == "" {
+			return nil, ErrInvalidParams(`"entryId" is required`)
+		}
+		return empty{}, h.Label(ctx, p.EntryID, p.Label)
+	}))
+	s.Register("session/state", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		return h.State(ctx), nil
+	}))
+	s.Register("session/export", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
+		Format string `json:"format"`
+	}) (any, error) {
+		return export(ctx, h, p.Format)
+	}))
+	a.registerAgent(s)
+	a.registerConfig(s)
+}
+
+func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {
+	sess := h.Session()
+	out := []json.RawMessage{}
+	if sess == nil {
+		return map[string]any{"entries": out}, nil
+	}
+	if len(ids) > 0 {
+		for _, id := range ids {
+			e, err := sess.Entry(id)
+			if err != nil {
+				return nil, ErrNotFound("entry " + id)
+			}
+			out = append(out, e.Raw)
+		}
+		return map[string]any{"entries": out}, nil
+	}
+	branch, err := sess.Branch("")
+	if err != nil {
+		return nil, err
+	}
+	start := 0
+	if fromID != "" {
+		start = -1
+		for i, e := range branch {
+			if e.ID == fromID {
+				start = i + 1
+			}
+		}
+		if start < 0 {
+			return nil, ErrNotFound("entry " + fromID + " on the current branch")
+		}
+	}
+	if limit <= 0 {
+		limit = 1000
+	}
+	for _, e := range branch[start:] {
+		if len(out) >= limit {
+			break
+		}
+		out = append(out, e.Raw)
+	}
+	return map[string]any{"entries": out}, nil
+}
+
+func export(ctx context.Context, h *harness.Harness, format string) (any, error) {
+	sess := h.Session()
+	if sess == nil {
+		return nil, harness.ErrNoSession
+	}
+	switch format {
+	case "jsonl":
+		data, err := os.ReadFile(sess.Path())
+		if err != nil {
+			return nil, fmt.Errorf("export: %w", err)
+		}
+		return map[string]any{"text": string(data)}, nil
+	case "", "markdown":
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Session %s\n\n", sess.ID())
+		for _, m := range h.DisplayHistory(ctx) {
+			switch m.Role {
+			case llm.RoleUser:
+				fmt.Fprintf(&b, "## User\n\n%s\n\n", m.Text())
+			case llm.RoleAssistant:
+				fmt.Fprintf(&b, "## Assistant\n\n%s\n\n", m.Text())
+				for _, c := range m.ToolCalls() {
+					fmt.Fprintf(&b, "Tool call `%s` `%s`\n\n", c.Name, string(c.Arguments))
+				}
+			case llm.RoleToolResult:
+				fmt.Fprintf(&b, "```\n%s\n```\n\n", m.Text())
+			case llm.RoleCompactionSummary, llm.RoleBranchSummary:
+				fmt.Fprintf(&b, "## Summary\n\n%s\n\n", m.Summary)
+			case llm.RoleBashExecution:
+				fmt.Fprintf(&b, "```\n$ %s\n%s\n```\n\n", m.Command, m.Output)
+			}
+		}
+		return map[string]any{"text": b.String()}, nil
+	default:
+		return nil, ErrInvalidParams(`"format" must be "markdown" or "jsonl"`)
+	}
+}
