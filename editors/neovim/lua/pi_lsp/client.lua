@@ -293,8 +293,9 @@ function Client:resync()
     if err or type(result) ~= 'table' then
       return
     end
-    self.store:reset(result)
-    self:after_state()
+    if self.store:reset(result) then
+      self:after_state()
+    end
   end)
 end
 

@@ -40,7 +40,7 @@ function M.client()
     c = clients.get(cwd, true, M.config())
     c:subscribe(function(event)
       if event == 'state' or event == 'status' or event == 'progress' then
-        pcall(vim.cmd, 'redrawstatus')
+        pcall(vim.cmd, 'redrawstatus!')
       end
     end)
   end

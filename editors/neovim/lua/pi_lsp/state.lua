@@ -114,10 +114,20 @@ function Store:apply(frame)
   return 'ok'
 end
 
---- Replaces the state with a `display/snapshot` result.
+--- Replaces the state with a `display/snapshot` result. A snapshot without a state, or older
+--- than what the store already holds (a frame overtook the answer), is ignored. Returns
+--- whether it was taken.
 function Store:reset(snapshot)
+  if type(snapshot) ~= 'table' or type(snapshot.state) ~= 'table' then
+    return false
+  end
+  local v = tonumber(snapshot.version) or 0
+  if self.state ~= nil and v < self.version then
+    return false
+  end
   self.state = snapshot.state
-  self.version = snapshot.version or 0
+  self.version = v
+  return true
 end
 
 return M
