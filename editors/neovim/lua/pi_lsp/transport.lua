@@ -23,21 +23,21 @@ local function read_file(path)
   return s
 end
 
--- True when the stock module already runs server requests in a coroutine.
-local function stock_is_async(src)
-  return src:find('schedule%(coroutine%.wrap%(') ~= nil
-end
-
 --- Returns the vim.lsp.rpc module to use, and whether server requests may yield.
 function M.rpc()
   if cache.rpc then
     return cache.rpc, cache.async
   end
   local stock = require('vim.lsp.rpc')
+  if vim.fn.has('nvim-0.10') == 1 then
+    cache.rpc, cache.async = stock, true
+    return cache.rpc, cache.async
+  end
+  -- Before 0.10 (an extra coroutine is harmless where a release already had one).
   local path = vim.api.nvim_get_runtime_file('lua/vim/lsp/rpc.lua', false)[1]
   local src = path and read_file(path)
-  if not src or stock_is_async(src) then
-    cache.rpc, cache.async = stock, src ~= nil
+  if not src then
+    cache.rpc, cache.async = stock, false
     return cache.rpc, cache.async
   end
   local chunk = (loadstring or load)(src, '@' .. path)
