@@ -43,16 +43,6 @@ type cacheKey struct {
 	size int
 }
 
-// genericFamilies are model families whose own tokenizers are not available
-// offline but are byte-level BPEs of a granularity close to cl100k (Llama 3
-// and Mistral's Tekken even extend tiktoken vocabularies). cl100k is used as
-// their estimate; the provider's usage corrects it after every answer.
-var genericFamilies = []string{
-	"claude", "llama", "codellama", "qwen", "qwq", "mistral", "mixtral", "codestral", "devstral",
-	"magistral", "ministral", "deepseek", "gemini", "gemma", "phi", "glm", "kimi", "grok", "granite",
-	"command", "yi-", "internlm", "minimax", "hermes", "nemotron", "olmo", "smollm", "starcoder",
-}
-
 // EncodingFor names the encoding NewEstimator uses for a model family: the
 // model id, optionally prefixed by a provider ("openrouter/openai/gpt-4o").
 func EncodingFor(modelFamily string) string {
@@ -73,7 +63,15 @@ func EncodingFor(modelFamily string) string {
 			return EncodingCl100k
 		}
 	}
-	for _, p := range genericFamilies {
+	// Families whose own tokenizers are not available offline but are
+	// byte-level BPEs of a granularity close to cl100k (Llama 3 and Mistral's
+	// Tekken even extend tiktoken vocabularies): cl100k is their estimate, and
+	// the provider's usage corrects it after every answer.
+	for _, p := range []string{
+		"claude", "llama", "codellama", "qwen", "qwq", "mistral", "mixtral", "codestral", "devstral",
+		"magistral", "ministral", "deepseek", "gemini", "gemma", "phi", "glm", "kimi", "grok", "granite",
+		"command", "yi-", "internlm", "minimax", "hermes", "nemotron", "olmo", "smollm", "starcoder",
+	} {
 		if strings.HasPrefix(f, p) {
 			return EncodingCl100k
 		}
