@@ -253,4 +253,3 @@ func (s *Session) LatestCustom(customType string) (json.RawMessage, bool) {
 	}
 	return nil, false
 }
-

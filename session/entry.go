@@ -112,7 +112,6 @@ func isoMillis(ts string) int64 {
 	return t.UnixMilli()
 }
 
-
 // decodeEntry decodes one entry line (already migrated).
 func decodeEntry(line []byte) (*Entry, error) {
 	var aux struct {

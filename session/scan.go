@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // This file holds a small structural JSON scanner for session lines.
@@ -310,7 +311,7 @@ func stringValue(v []byte) (s string, ok bool) {
 		return "", false
 	}
 	body := v[1 : len(v)-1]
-	if bytes.IndexByte(body, '\\') < 0 {
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body), true
 	}
 	if err := json.Unmarshal(v, &s); err != nil {
