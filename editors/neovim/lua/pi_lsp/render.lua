@@ -124,6 +124,8 @@ function M.render(state, opts)
         blank()
         add('## You')
         add_block(split(item.text))
+      elseif kind == 'assistant' and not present(item.text) and not present(item.thinking) and item.streaming ~= true then
+        -- An assistant turn made only of tool calls: the tool items follow.
       elseif kind == 'assistant' then
         blank()
         add('## Assistant')
@@ -132,8 +134,9 @@ function M.render(state, opts)
           add_block(split(item.thinking), '1', '> ')
           add('', '1')
         end
-        add_block(split(item.text))
-        if item.streaming == true and not present(item.text) then
+        if present(item.text) then
+          add_block(split(item.text))
+        elseif item.streaming == true then
           add('...')
         end
       elseif kind == 'tool' then

@@ -35,6 +35,12 @@ t.test('user and assistant messages render as markdown sections', function()
   t.eq({ '## Assistant', 'x' }, no_thinking)
 end)
 
+t.test('an assistant turn with only tool calls has no empty section', function()
+  local lines = render.render({ items = { { kind = 'assistant', text = '' }, { kind = 'tool', toolName = 'ls', args = {}, status = 'done' } } })
+  t.eq({ '✓ **ls** — done' }, lines)
+  t.eq({ '## Assistant', '...' }, (render.render({ items = { { kind = 'assistant', text = '', streaming = true } } })))
+end)
+
 t.test('a tool call is a fold: header, diff, output', function()
   local lines, folds = render.render({
     status = 'idle',
