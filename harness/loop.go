@@ -201,6 +201,8 @@ func (h *Harness) recordMessage(ctx context.Context, m llm.Message) error {
 	if s == nil {
 		return ErrNoSession
 	}
+	// A record must not be lost because the run was aborted.
+	ctx = context.WithoutCancel(ctx)
 	safe := h.displayCopy(m)
 	if m.Role != llm.RoleAssistant {
 		h.emit(Event{Type: EvMessageStart, Message: &safe})

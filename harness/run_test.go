@@ -108,7 +108,9 @@ func TestAbortDuringStream(t *testing.T) {
 		{Text: strings.Repeat("slow ", 400), ChunkDelayMs: 20, ToolCalls: []llmtest.ToolCall{{ID: "c9", Name: "read", Arguments: `{"path":"x"}`}}},
 	})
 	f.prompt(t, "go")
-	waitFor(t, "streaming", func() bool { return slices.ContainsFunc(f.rec.all(), func(e harness.Event) bool { return e.Type == harness.EvMessageUpdate }) })
+	waitFor(t, "streaming", func() bool {
+		return slices.ContainsFunc(f.rec.all(), func(e harness.Event) bool { return e.Type == harness.EvMessageUpdate })
+	})
 	f.h.Abort()
 	f.wait(t)
 	got := f.roles(t)

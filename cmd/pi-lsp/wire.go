@@ -55,8 +55,19 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
+func (c *common) root() string {
+	if c.sessionsDir != "" {
+		return c.sessionsDir
+	}
+	return session.DefaultRoot()
+}
+
+func (c *common) registry() *llm.Registry {
+	return llm.NewRegistry(llm.RegistryOptions{})
+}
+
 // newHarness wires a harness from the flags and the environment.
-func (c *common) newHarness(stderr io.Writer) (*harness.Harness, *llm.Registry, error) {
+func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harness, *llm.Registry, error) {
 	cwd := c.cwd
 	if cwd == "" {
 		var err error
@@ -68,16 +79,15 @@ func (c *common) newHarness(stderr io.Writer) (*harness.Harness, *llm.Registry, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("cwd: %w", err)
 	}
-	root := c.sessionsDir
-	if root == "" {
-		root = session.DefaultRoot()
-	}
+	root := c.root()
 	skillPaths := append([]string{}, c.skills...)
 	if v := os.Getenv("PI_LSP_SKILLS"); v != "" {
 		skillPaths = append(filepath.SplitList(v), skillPaths...)
 	}
 	log := newLogger(stderr, c.logLevel)
-	reg := llm.NewRegistry(llm.RegistryOptions{})
+	if reg == nil {
+		reg = c.registry()
+	}
 	h := harness.New(harness.Config{
 		Env:          env.NewLocal(abs),
 		Models:       reg,

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/rpc"
+)
+
+// runServe serves the native protocol on stdin/stdout until exit, EOF or
+// the parent process dies. stdout carries only protocol frames.
+func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log := newLogger(stderr, c.logLevel)
+	reg := c.registry()
+	srv := rpc.NewAgentServer(rpc.AgentOptions{
+		Name: "pi-lsp", Version: version, Logger: log,
+		SessionsRoot: c.root(),
+		NewHarness: func(cwd string) (*harness.Harness, error) {
+			cc := c
+			if cwd != "" && cc.cwd == "" {
+				cc.cwd = cwd
+			}
+			h, _, err := cc.newHarness(stderr, reg)
+			return h, err
+		},
+		Models: func(ctx context.Context) ([]rpc.ModelEntry, error) {
+			infos, err := reg.Models(ctx)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]rpc.ModelEntry, 0, len(infos))
+			for _, i := range infos {
+				out = append(out, rpc.ModelEntry{Provider: i.Model.Provider, ID: i.Model.ID, Name: i.Model.Name,
+					ContextWindow: i.Model.ContextWindow, MaxTokens: i.Model.MaxTokens, Reasoning: i.Model.Reasoning,
+					Authenticated: i.Authenticated})
+			}
+			return out, nil
+		},
+	})
+	err := srv.Serve(ctx, stdin, stdout)
+	code := rpc.ExitCode(err)
+	if code != 0 && err != nil {
+		fmt.Fprintf(stderr, "pi-lsp: %v\n", err)
+	}
+	return code
+}
