@@ -91,43 +91,50 @@ func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
 	return compaction.ContextMessages(items), nil
 }
 
-// maybeCompact runs before every model call. When the context is over the
-// threshold it first trims old tool outputs (cheap, lossless for
-// decisions), and only then summarizes.
+// maybeCompact runs before every model call, inside tool loops too. When
+// the context is over the threshold it first trims old tool outputs (cheap,
+// loses no decisions), and only when that is not enough summarizes. A window
+// too small for the newest turn is a clear error, not a loop of compactions.
 func (h *Harness) maybeCompact(ctx context.Context, model llm.Model) error {
-	h.mu.Lock()
-	enabled := h.autoCompact
-	h.mu.Unlock()
-	if !enabled || model.ContextWindow <= 0 {
+	if model.ContextWindow <= 0 {
 		return nil
 	}
 	s := h.budget(model)
-	est := compaction.NewEstimator(model.ID)
 	items, err := h.branchItems(ctx)
 	if err != nil {
 		return err
 	}
-	tokens, _ := compaction.ContextTokens(compaction.ContextMessages(items), est)
-	if !compaction.ShouldCompact(tokens, model.ContextWindow, s) {
-		return nil
-	}
-	if trimmed, saved, trims := compaction.TrimToolOutputs(items, s, est, 0); saved > 0 && len(trims) > 0 {
-		if err := h.recordTrims(ctx, trims); err != nil {
-			return err
+	d := compaction.Plan(items, model.ContextWindow, s, h.estimator(model), 0)
+	switch d.Action {
+	case compaction.ActionTrim:
+		return h.recordTrims(ctx, d.Trims)
+	case compaction.ActionCompact:
+		err := h.compact(ctx, model, "threshold", "")
+		if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) {
+			return fmt.Errorf("%w: the context (%d tokens) does not fit the %s window (%d) and nothing is left to compact", compaction.ErrWindowTooSmall, d.Tokens, model.Ref(), model.ContextWindow)
 		}
-		tokens, _ = compaction.ContextTokens(compaction.ContextMessages(trimmed), est)
-		if !compaction.ShouldCompact(tokens, model.ContextWindow, s) {
-			return nil
-		}
+		return err
+	case compaction.ActionTooSmall:
+		return fmt.Errorf("%s (%d-token window): %w", model.Ref(), model.ContextWindow, d.Err)
 	}
-	err = h.compact(ctx, model, "threshold", "")
-	if errors.Is(err, errNothingToCompact) {
-		return fmt.Errorf("%w: the context (%d tokens) does not fit the %s window (%d) and nothing is left to compact", compaction.ErrWindowTooSmall, tokens, model.Ref(), model.ContextWindow)
-	}
-	return err
+	return nil
 }
 
-var errNothingToCompact = errors.New("nothing to compact")
+// estimator returns the token estimator for model; it caches counts per
+// entry, so one lives as long as the harness.
+func (h *Harness) estimator(model llm.Model) *compaction.Estimator {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.estimators == nil {
+		h.estimators = map[string]*compaction.Estimator{}
+	}
+	e, ok := h.estimators[model.ID]
+	if !ok {
+		e = compaction.NewEstimator(model.ID)
+		h.estimators[model.ID] = e
+	}
+	return e
+}
 
 func (h *Harness) recordTrims(ctx context.Context, trims []compaction.Trim) error {
 	s := h.Session()
@@ -201,15 +208,14 @@ func (h *Harness) compactLocked(ctx context.Context, model llm.Model, reason, in
 	if s == nil {
 		return ErrNoSession
 	}
-	est := compaction.NewEstimator(model.ID)
 	items, err := h.branchItems(ctx)
 	if err != nil {
 		return err
 	}
-	prep, err := compaction.Prepare(items, h.budget(model), est)
+	prep, err := compaction.Prepare(items, h.budget(model), h.estimator(model))
 	if err != nil || prep == nil {
 		if err == nil {
-			err = errNothingToCompact
+			err = compaction.ErrNothingToCompact
 		}
 		if reason == "manual" {
 			return fmt.Errorf("%w: %w", ErrInvalid, err)

@@ -90,6 +90,7 @@ type Harness struct {
 	runDone     chan struct{}
 	lastUsage   llm.Usage
 	cumulative  llm.Usage
+	estimators  map[string]*compaction.Estimator
 	skillsRes   *skills.Result
 	skillsDirty bool
 }

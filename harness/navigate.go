@@ -74,8 +74,7 @@ func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOp
 		}
 		if len(abandoned) > 0 {
 			h.emit(Event{Type: EvCompactionStart, Reason: "branch_summary"})
-			est := compaction.NewEstimator(model.ID)
-			bp := compaction.PrepareBranch(abandoned, h.budget(model).ReserveTokens, est)
+			bp := compaction.PrepareBranch(abandoned, compaction.BranchBudget(model.ContextWindow, h.budget(model)), h.estimator(model))
 			r, err := compaction.SummarizeBranch(ctx, bp, model, h.cfg.Streamer, opts.CustomInstructions)
 			if err != nil {
 				h.emit(Event{Type: EvCompactionEnd, Reason: "branch_summary", Error: err.Error()})

@@ -79,7 +79,7 @@ func (h *Harness) tokens(ctx context.Context, msgs []llm.Message) Tokens {
 	}
 	s := h.budget(m)
 	t.ContextWindow, t.ReserveTokens, t.KeepRecent = m.ContextWindow, s.ReserveTokens, s.KeepRecentTokens
-	t.ContextTokens, _ = compaction.ContextTokens(msgs, compaction.NewEstimator(m.ID))
+	t.ContextTokens, _ = compaction.ContextTokens(msgs, h.estimator(m))
 	return t
 }
 
