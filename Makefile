@@ -5,7 +5,7 @@ PKGS    := ./...
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build run test test-go test-node test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
+.PHONY: deps-pi all build run test test-go test-node test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
 
 all: build
 
@@ -18,8 +18,13 @@ run: build
 # Every test: Go (with the race detector), the Node clients, the editors.
 test: build test-go test-node test-vscode test-neovim
 
-test-go:
-	$(GO) test -race -count=1 $(PKGS)
+test-go: deps-pi
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+# pi 0.73.1 for the interop tests (internal/pitest finds it here).
+deps-pi:
+	@if [ -f test/pi/package-lock.json ] && [ ! -x test/pi/node_modules/.bin/pi ]; then \
+	  npm ci --prefix test/pi --no-audit --no-fund >/dev/null; fi
 
 test-node: build
 	@if [ -d test/node ]; then cd test/node && npm ci --no-audit --no-fund >/dev/null && PI_LSP_BIN=$(CURDIR)/$(BIN) node --test; fi
