@@ -5,7 +5,7 @@ PKGS    := ./...
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: deps-pi all build run test test-go test-node test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
+.PHONY: deps-pi demo all build run test test-go test-node test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
 
 all: build
 
@@ -14,6 +14,10 @@ build:
 
 run: build
 	./$(BIN) serve
+
+# pi-lsp's main job, offline: one agent run against the scripted fake model.
+demo: build
+	scripts/demo.sh
 
 # Every test: Go (with the race detector), the Node clients, the editors.
 test: build test-go test-node test-vscode test-neovim
