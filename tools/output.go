@@ -53,7 +53,16 @@ func (o *outputTail) write(p []byte) {
 }
 
 func (o *outputTail) overLimits() bool {
-	return o.totalBytes > o.maxBytes || o.totalLines > o.maxLines
+	return o.totalBytes > o.maxBytes || o.lines() > o.maxLines
+}
+
+// lines counts output lines; a final newline does not start another one
+// (pi counts it, which truncates `seq 1 2000` by one line).
+func (o *outputTail) lines() int {
+	if o.totalBytes > 0 && o.lastLine == 0 {
+		return o.totalLines - 1
+	}
+	return o.totalLines
 }
 
 // spill writes p to the temp file, creating it (with everything so far)
@@ -101,6 +110,9 @@ func (o *outputTail) snapshot() (string, Truncation) {
 		t = t[1:]
 	}
 	text := strings.ToValidUTF8(string(t), "\uFFFD")
+	if o.overLimits() {
+		text = strings.TrimSuffix(text, "\n")
+	}
 	out, tr := truncateTail(text, o.maxLines, o.maxBytes)
 	tr.Truncated = o.overLimits()
 	if tr.Truncated && tr.TruncatedBy == "" {
@@ -112,6 +124,6 @@ func (o *outputTail) snapshot() (string, Truncation) {
 	if !tr.Truncated {
 		tr.TruncatedBy = ""
 	}
-	tr.TotalLines, tr.TotalBytes = o.totalLines, o.totalBytes
+	tr.TotalLines, tr.TotalBytes = o.lines(), o.totalBytes
 	return out, tr
 }

@@ -23,7 +23,7 @@ var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}
 // immutable and safe for concurrent use; a nil *Redactor masks nothing.
 type Redactor struct {
 	values   *strings.Replacer // nil when there are no secret values
-	patterns []*regexp.Regexp  // group 1 (if any) is kept, the rest masked
+	patterns []*regexp.Regexp  // groups 1 and 2 (if any) are kept, the rest masked
 }
 
 // NewRedactor builds a Redactor from an environment in os.Environ form
@@ -45,7 +45,7 @@ func NewRedactor(environ []string) *Redactor {
 		// NAME=value / NAME: value with an upper-case env-style name (.env, export).
 		regexp.MustCompile(`(\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*["']?\s*[=:]\s*["']?)[^\s"']{6,}`),
 		// "api_key": "value", password = 'value' in config files and code.
-		regexp.MustCompile(`(?i)((?:api[_-]?key|secret|token|password|passwd)["']?\s*[:=]\s*["'])[^"'\s]{6,}`),
+		regexp.MustCompile(`(?i)((?:api[_-]?key|secret|token|password|passwd)["']?\s*[:=]\s*["'])[^"'\n]{6,}(["'])`),
 		// Authorization headers.
 		regexp.MustCompile(`(\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}`),
 		// Token shapes.
@@ -88,7 +88,7 @@ func (r *Redactor) Redact(s string) string {
 		if re.NumSubexp() == 0 {
 			s = re.ReplaceAllLiteralString(s, Mask)
 		} else {
-			s = re.ReplaceAllString(s, "${1}"+Mask)
+			s = re.ReplaceAllString(s, "${1}"+Mask+"${2}")
 		}
 	}
 	return s

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // maxSlugRunes bounds a derived task id.
@@ -77,31 +78,26 @@ func assignTaskIDs(old []Task, in []taskInput) ([]Task, error) {
 	return out, nil
 }
 
-// slug lower-cases s and joins its letters and digits with "-".
+// slug lower-cases s and joins its words (letters and digits) with "-",
+// cutting at a word boundary after maxSlugRunes.
 func slug(s string) string {
-	var b strings.Builder
-	n := 0
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if n >= maxSlugRunes {
-			break
-		}
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-				n++
-			}
-			b.WriteRune(r)
-			n++
-			dash = false
-		} else {
-			dash = true
-		}
-	}
-	if b.Len() == 0 {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	if len(words) == 0 {
 		return "task"
 	}
-	return b.String()
+	out := words[0]
+	if n := []rune(out); len(n) > maxSlugRunes {
+		return string(n[:maxSlugRunes])
+	}
+	for _, w := range words[1:] {
+		if utf8.RuneCountInString(out)+1+utf8.RuneCountInString(w) > maxSlugRunes {
+			break
+		}
+		out += "-" + w
+	}
+	return out
 }
 
 // normalizeStatus accepts the three statuses and a few common spellings.
