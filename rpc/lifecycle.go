@@ -128,15 +128,17 @@ func (c *Client) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	if err != nil {
 		return nil, toWire(err)
 	}
+	lvl, _ := parseLogLevel(opts.LogLevel)
+	c.mu.Lock()
+	c.params = p // the hook sees Capabilities() and Params()
+	c.logLevel = lvl
+	c.mu.Unlock()
 	if h := c.srv.opts.OnInitialize; h != nil {
 		if err := h(ctx, c, p); err != nil {
 			return nil, toWire(err)
 		}
 	}
-	lvl, _ := parseLogLevel(opts.LogLevel)
 	c.mu.Lock()
-	c.params = p
-	c.logLevel = lvl
 	c.state = stateRunning
 	c.mu.Unlock()
 	res := InitializeResult{

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -134,8 +135,17 @@ func decodeMessage(body []byte) (jsonrpc2.Message, *decodeError) {
 		return msg, nil
 	}
 	var v any
-	if jerr := json.Unmarshal(body, &v); jerr != nil {
-		return nil, &decodeError{code: CodeParseError, msg: "parse error: the message body is not valid JSON: " + jerr.Error(), reply: true}
+	if !json.Valid(body) {
+		msg := "parse error: the message body is not valid JSON"
+		if jerr := json.Unmarshal(body, &v); jerr != nil {
+			msg += ": " + jerr.Error()
+		}
+		return nil, &decodeError{code: CodeParseError, msg: msg, reply: true}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // ids beyond float64 are still numbers
+	if jerr := dec.Decode(&v); jerr != nil {
+		return nil, &decodeError{code: CodeParseError, msg: "parse error: " + jerr.Error(), reply: true}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -150,9 +160,9 @@ func decodeMessage(body []byte) (jsonrpc2.Message, *decodeError) {
 	switch id := obj["id"].(type) {
 	case string:
 		de.id = jsonrpc2.NewStringID(id)
-	case float64:
-		if id == float64(int64(id)) {
-			de.id = jsonrpc2.NewNumberID(int64(id))
+	case json.Number:
+		if n, err := id.Int64(); err == nil {
+			de.id = jsonrpc2.NewNumberID(n)
 		} else {
 			idOK = false
 		}
@@ -191,7 +201,7 @@ func jsonKind(v any) string {
 		return "null"
 	case bool:
 		return "boolean"
-	case float64:
+	case json.Number:
 		return "number"
 	case string:
 		return "string"

@@ -1,0 +1,244 @@
+package rpc_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/display"
+	"github.com/pi-lsp/pi-lsp/display/displaytest"
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/rpc"
+)
+
+// fakeSource is an EventSource that fans events out synchronously.
+type fakeSource struct {
+	mu   sync.Mutex
+	subs map[int]func(harness.Event)
+	n    int
+	seq  uint64
+}
+
+func (s *fakeSource) Subscribe(fn func(harness.Event)) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.subs == nil {
+		s.subs = map[int]func(harness.Event){}
+	}
+	id := s.n
+	s.n++
+	s.subs[id] = fn
+	return func() {
+		s.mu.Lock()
+		delete(s.subs, id)
+		s.mu.Unlock()
+	}
+}
+
+func (s *fakeSource) emit(ev harness.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	ev.Seq = s.seq
+	for _, fn := range s.subs {
+		fn(ev)
+	}
+}
+
+func (s *fakeSource) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.subs)
+}
+
+// displayServer wires a reducer fed by src and attaches every client to it.
+func displayServer(src *fakeSource, clk display.Clock) (*rpc.Server, *display.Reducer) {
+	r := display.NewReducer(display.ReducerOptions{})
+	src.Subscribe(r.Apply)
+	srv := newServer(rpc.Options{
+		DisplayClock: clk,
+		OnInitialize: func(_ context.Context, c *rpc.Client, _ rpc.InitializeParams) error {
+			c.AttachDisplay(r)
+			c.AttachEvents(src)
+			return nil
+		},
+	})
+	return srv, r
+}
+
+func waitDisplay(t *testing.T, c *conn, r *display.Reducer) {
+	t.Helper()
+	want, _ := json.Marshal(r.State())
+	var got []byte
+	err := c.WaitFor(ctxT(t), func() bool {
+		v, err := c.Display()
+		if err != nil || v.Err != nil {
+			return false
+		}
+		got, _ = json.Marshal(v.State)
+		return string(got) == string(want)
+	})
+	if err != nil {
+		v, _ := c.Display()
+		t.Fatalf("client display never matched the reducer (%v, display err %v)\nclient: %s\nwant:   %s", err, v.Err, got, want)
+	}
+}
+
+func TestDisplayFrames(t *testing.T) {
+	src := &fakeSource{}
+	clk := displaytest.NewFakeClock(time.Unix(0, 0))
+	srv, r := displayServer(src, clk)
+	c := serve(t, srv)
+	initialize(t, c, nil)
+	waitDisplay(t, c, r) // the first frame: the full state, version 1
+
+	src.emit(harness.Event{Type: harness.EvAgentStart})
+	user := llm.UserText("hi", 1)
+	src.emit(harness.Event{Type: harness.EvMessageStart, Message: &user})
+	src.emit(harness.Event{Type: harness.EvMessageStart, Message: &llm.Message{Role: llm.RoleAssistant}})
+	for _, w := range strings.Fields("streamed text arrives as appends") {
+		src.emit(harness.Event{Type: harness.EvMessageUpdate, DeltaKind: "text", Delta: w + " "})
+		clk.Advance(20 * time.Millisecond)
+	}
+	clk.Advance(time.Second)
+	waitDisplay(t, c, r)
+	// Streamed text went out as appends only.
+	for _, n := range c.Notifications("display/state") {
+		if strings.Contains(string(n.Params), `"text":"streamed text`) {
+			t.Fatalf("streamed text was resent whole: %s", n.Params)
+		}
+	}
+	src.emit(harness.Event{Type: harness.EvApproval, Approval: &harness.ApprovalRequest{ToolCallID: "c1", ToolName: "write"}})
+	waitDisplay(t, c, r) // urgent: no clock advance needed
+
+	var snap display.Snapshot
+	if err := c.Call(ctxT(t), "display/snapshot", nil, &snap); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := c.Display()
+	if snap.Version <= v.Version || !reflect.DeepEqual(snap.State, v.State) {
+		t.Fatalf("snapshot v%d (client at v%d) differs:\n%+v\n%+v", snap.Version, v.Version, snap.State, v.State)
+	}
+	// Frames after a snapshot follow its version.
+	src.emit(harness.Event{Type: harness.EvAgentEnd})
+	if err := c.WaitFor(ctxT(t), func() bool {
+		ns := c.Notifications("display/state")
+		var f display.Frame
+		_ = json.Unmarshal(ns[len(ns)-1].Params, &f)
+		return f.Version == snap.Version+1
+	}); err != nil {
+		t.Fatalf("no frame after the snapshot: %v", err)
+	}
+}
+
+func TestDisplayResyncAfterGap(t *testing.T) {
+	src := &fakeSource{}
+	srv, r := displayServer(src, nil)
+	c := serve(t, srv)
+	initialize(t, c, nil)
+	waitDisplay(t, c, r)
+	// A display/snapshot from elsewhere bumps the version: the client sees a
+	// gap at the next frame, resyncs, and catches up.
+	var snap display.Snapshot
+	if err := c.Call(ctxT(t), "display/snapshot", nil, &snap); err != nil {
+		t.Fatal(err)
+	}
+	src.emit(harness.Event{Type: harness.EvModel, Model: "x/y"})
+	_ = c.WaitFor(ctxT(t), func() bool { v, _ := c.Display(); return v.Frames >= 2 })
+	if v, _ := c.Display(); !v.Stale || v.Gaps != 1 {
+		t.Fatalf("gap not detected: %+v", v)
+	}
+	if err := c.Resync(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	src.emit(harness.Event{Type: harness.EvMode, Mode: "plan"})
+	waitDisplay(t, c, r)
+}
+
+func TestHarnessEventsOptIn(t *testing.T) {
+	for _, optIn := range []bool{true, false} {
+		src := &fakeSource{}
+		srv, _ := displayServer(src, nil)
+		c := serve(t, srv)
+		initialize(t, c, map[string]any{"capabilities": map[string]any{"harnessEvents": optIn}})
+		for i := range 100 {
+			src.emit(harness.Event{Type: harness.EvMessageUpdate, DeltaKind: "text", Delta: string(rune('a' + i%26))})
+		}
+		src.emit(harness.Event{Type: harness.EvAgentEnd})
+		if !optIn {
+			echo(t, c, "x")
+			if n := len(c.Notifications("harness/event")); n != 0 {
+				t.Fatalf("%d harness/event without opting in", n)
+			}
+			continue
+		}
+		if err := c.WaitFor(ctxT(t), func() bool { return len(c.Notifications("harness/event")) == 101 }); err != nil {
+			t.Fatalf("harness/event count = %d: %v", len(c.Notifications("harness/event")), err)
+		}
+		for i, n := range c.Notifications("harness/event") {
+			var p struct{ Event harness.Event }
+			if err := json.Unmarshal(n.Params, &p); err != nil || p.Event.Seq != uint64(i+1) {
+				t.Fatalf("event %d: seq %d, %v", i, p.Event.Seq, err)
+			}
+		}
+	}
+}
+
+func TestDisconnectDetaches(t *testing.T) {
+	src := &fakeSource{}
+	var gone sync.WaitGroup
+	gone.Add(1)
+	r := display.NewReducer(display.ReducerOptions{})
+	srv := newServer(rpc.Options{
+		OnInitialize: func(_ context.Context, c *rpc.Client, _ rpc.InitializeParams) error {
+			c.AttachDisplay(r)
+			c.AttachEvents(src)
+			return nil
+		},
+		OnDisconnect: func(*rpc.Client) { gone.Done() },
+	})
+	c := serve(t, srv)
+	initialize(t, c, map[string]any{"capabilities": map[string]any{"harnessEvents": true}})
+	if src.count() != 1 {
+		t.Fatalf("subscriptions = %d", src.count())
+	}
+	_ = c.Close()
+	gone.Wait()
+	if src.count() != 0 {
+		t.Fatalf("subscription left after disconnect")
+	}
+	r.Apply(harness.Event{Type: harness.EvAgentStart}) // no scheduler left to feed
+}
+
+func TestLogMessageAndProgress(t *testing.T) {
+	srv := newServer(rpc.Options{})
+	srv.Register("test/log", func(_ context.Context, c *rpc.Client, _ json.RawMessage) (any, error) {
+		c.Log(-4, "debug detail") // slog.LevelDebug
+		c.Log(0, "info line")     // slog.LevelInfo
+		c.Log(8, "error line")    // slog.LevelError
+		_ = c.Progress("compaction-1", map[string]any{"kind": "begin", "title": "Compacting context", "percentage": 0})
+		return nil, nil
+	})
+	c := serve(t, srv)
+	initialize(t, c, map[string]any{"initializationOptions": map[string]any{"logLevel": "info"}})
+	if err := c.Call(ctxT(t), "test/log", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.WaitFor(ctxT(t), func() bool { return len(c.Notifications("$/progress")) == 1 })
+	var got []string
+	for _, n := range c.Notifications("window/logMessage") {
+		got = append(got, string(n.Params))
+	}
+	want := []string{`{"type":3,"message":"info line"}`, `{"type":1,"message":"error line"}`}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("logMessage = %v, want %v", got, want)
+	}
+	if p := string(c.Notifications("$/progress")[0].Params); p != `{"token":"compaction-1","value":{"kind":"begin","percentage":0,"title":"Compacting context"}}` {
+		t.Fatalf("progress = %s", p)
+	}
+}
