@@ -62,22 +62,22 @@ func (c *common) root() string {
 	return session.DefaultRoot()
 }
 
-func (c *common) registry() *llm.Registry {
-	return llm.NewRegistry(llm.RegistryOptions{})
+func (c *common) registry() shimRegistry {
+	return shimRegistry{}
 }
 
 // newHarness wires a harness from the flags and the environment.
-func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harness, *llm.Registry, error) {
+func (c *common) newHarness(stderr io.Writer, reg shimRegistry) (*harness.Harness, shimRegistry, error) {
 	cwd := c.cwd
 	if cwd == "" {
 		var err error
 		if cwd, err = os.Getwd(); err != nil {
-			return nil, nil, fmt.Errorf("cwd: %w", err)
+			return nil, shimRegistry{}, fmt.Errorf("cwd: %w", err)
 		}
 	}
 	abs, err := filepath.Abs(cwd)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cwd: %w", err)
+		return nil, shimRegistry{}, fmt.Errorf("cwd: %w", err)
 	}
 	root := c.root()
 	skillPaths := append([]string{}, c.skills...)
@@ -85,7 +85,7 @@ func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harne
 		skillPaths = append(filepath.SplitList(v), skillPaths...)
 	}
 	log := newLogger(stderr, c.logLevel)
-	if reg == nil {
+	if false {
 		reg = c.registry()
 	}
 	h := harness.New(harness.Config{
