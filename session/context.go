@@ -141,17 +141,23 @@ func (s *Session) BuildContext(ctx context.Context) (Context, error) {
 				return Context{}, err
 			}
 		}
-		if !s.idx.recs[i].kind.inContext() {
+		r := &s.idx.recs[i]
+		if !r.kind.inContext() {
 			continue
 		}
-		e, err := s.decode(i)
-		if err != nil {
-			s.warn(err.Error() + " (left out of the context)")
-			continue
+		m, ok, hit := s.cache.get(i)
+		if !hit {
+			e, err := s.decode(i)
+			if err != nil {
+				s.warn(err.Error() + " (left out of the context)")
+				continue
+			}
+			m, ok = entryMessage(e)
+			s.cache.put(i, int(r.n), m, ok)
 		}
-		if m, ok := entryMessage(e); ok {
+		if ok {
 			out.Messages = append(out.Messages, m)
-			out.EntryIDs = append(out.EntryIDs, e.ID)
+			out.EntryIDs = append(out.EntryIDs, r.id)
 		}
 	}
 	return out, nil

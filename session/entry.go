@@ -119,7 +119,7 @@ func decodeEntry(line []byte) (*Entry, error) {
 		ID               string          `json:"id"`
 		ParentID         json.RawMessage `json:"parentId"`
 		Timestamp        json.RawMessage `json:"timestamp"`
-		Message          json.RawMessage `json:"message"`
+		Message          *llm.Message    `json:"message"`
 		Provider         string          `json:"provider"`
 		ModelID          string          `json:"modelId"`
 		ThinkingLevel    string          `json:"thinkingLevel"`
@@ -153,13 +153,7 @@ func decodeEntry(line []byte) (*Entry, error) {
 	if e.Label != nil && *e.Label == "" {
 		e.Label = nil
 	}
-	if len(aux.Message) > 0 && string(aux.Message) != "null" {
-		var m llm.Message
-		if err := json.Unmarshal(aux.Message, &m); err != nil {
-			return nil, fmt.Errorf("session: entry %s: %w", e.ID, err)
-		}
-		e.Message = &m
-	}
+	e.Message = aux.Message
 	if aux.Type == TypeCustomMessage {
 		c, err := llm.DecodeContent(aux.Content)
 		if err != nil {

@@ -38,6 +38,7 @@ type Session struct {
 	idx         index
 	size        int64 // bytes in the file
 	needNL      bool  // the file does not end with a newline
+	cache       msgCache
 
 	wmu      sync.Mutex // guards warnings (added to under the read lock too)
 	warnings []string
