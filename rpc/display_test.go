@@ -242,3 +242,52 @@ func TestLogMessageAndProgress(t *testing.T) {
 		t.Fatalf("progress = %s", p)
 	}
 }
+
+// TestDisplayWireBytes measures the real wire: a 200-word answer streamed
+// in 4-byte chunks at 800 characters/s costs at most twice its size in
+// display/state notifications (framed), as display's own test computes.
+func TestDisplayWireBytes(t *testing.T) {
+	src := &fakeSource{}
+	clk := displaytest.NewFakeClock(time.Unix(0, 0))
+	srv, r := displayServer(src, clk)
+	c := serve(t, srv)
+	initialize(t, c, nil)
+	waitDisplay(t, c, r)
+	before := c.Notifications("display/state")
+
+	words := strings.Fields("the harness keeps a long agent session alive by rebuilding the prompt on every turn")
+	var answer strings.Builder
+	for i := range 200 {
+		if i > 0 {
+			answer.WriteByte(' ')
+		}
+		answer.WriteString(words[i%len(words)])
+	}
+	ans := answer.String()
+	user := llm.UserText("explain", 1)
+	src.emit(harness.Event{Type: harness.EvAgentStart})
+	src.emit(harness.Event{Type: harness.EvMessageStart, Message: &user})
+	src.emit(harness.Event{Type: harness.EvMessageEnd, Message: &user})
+	src.emit(harness.Event{Type: harness.EvMessageStart, Message: &llm.Message{Role: llm.RoleAssistant}})
+	for i := 0; i < len(ans); i += 4 {
+		src.emit(harness.Event{Type: harness.EvMessageUpdate, DeltaKind: "text", Delta: ans[i:min(i+4, len(ans))]})
+		clk.Advance(5 * time.Millisecond)
+	}
+	final := llm.Message{Role: llm.RoleAssistant, Content: []llm.ContentBlock{llm.TextBlock(ans)}}
+	src.emit(harness.Event{Type: harness.EvMessageEnd, Message: &final})
+	src.emit(harness.Event{Type: harness.EvAgentEnd})
+	waitDisplay(t, c, r)
+	bytes := 0
+	run := c.Notifications("display/state")[len(before):]
+	for _, n := range run {
+		bytes += n.Bytes
+	}
+	ratio := float64(bytes) / float64(len(ans))
+	t.Logf("answer %d bytes; %d display/state notifications, %d bytes framed: %.2fx", len(ans), len(run), bytes, ratio)
+	if ratio > 2 {
+		t.Fatalf("display/state weighs %.2fx the answer, want <= 2x", ratio)
+	}
+	if v, _ := c.Display(); v.State.Items[1].Text != ans {
+		t.Fatalf("the client's copy of the answer differs")
+	}
+}
