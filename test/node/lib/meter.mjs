@@ -1,0 +1,56 @@
+// FrameMeter is a pass-through stream placed between the server's stdout and
+// vscode-jsonrpc's StreamMessageReader. It records the framed size (headers
+// included) and arrival time of every message, by method. vscode-jsonrpc
+// hands out parsed messages only, so the wire size has to be taken here; this
+// is the only LSP framing the tests parse by hand, and it is read-only.
+import { Transform } from 'node:stream';
+
+const SEP = Buffer.from('\r\n\r\n');
+
+export class FrameMeter extends Transform {
+  constructor() {
+    super();
+    this.buf = Buffer.alloc(0);
+    this.records = []; // {method, bytes, at, version?}
+    this.totalBytes = 0;
+  }
+
+  _transform(chunk, _enc, cb) {
+    this.totalBytes += chunk.length;
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    for (;;) {
+      const end = this.buf.indexOf(SEP);
+      if (end < 0) break;
+      const m = /content-length:\s*(\d+)/i.exec(this.buf.subarray(0, end).toString('ascii'));
+      if (!m) break; // not a frame we understand; the reader reports it
+      const total = end + SEP.length + Number(m[1]);
+      if (this.buf.length < total) break;
+      const body = this.buf.subarray(end + SEP.length, total).toString('utf8');
+      let method = '';
+      let version;
+      try {
+        const msg = JSON.parse(body);
+        method = msg.method ?? '(response)';
+        version = msg.params?.version;
+      } catch {
+        method = '(invalid)';
+      }
+      this.records.push({ method, bytes: total, at: performance.now(), version });
+      this.buf = this.buf.subarray(total);
+    }
+    cb(null, chunk);
+  }
+
+  /** Sums the records of `method` that arrived in [from, to]. */
+  sum(method, from = 0, to = Infinity) {
+    let bytes = 0;
+    let count = 0;
+    for (const r of this.records) {
+      if (r.method === method && r.at >= from && r.at <= to) {
+        bytes += r.bytes;
+        count++;
+      }
+    }
+    return { bytes, count };
+  }
+}
