@@ -102,12 +102,23 @@ func TestBashTailTruncation(t *testing.T) {
 	}
 }
 
-func TestBashNoTempFileWhenSmall(t *testing.T) {
+// TestBashLineBoundary: 2000 lines (with the usual final newline) fit, 2001
+// do not.
+func TestBashLineBoundary(t *testing.T) {
 	f := newFixture(t)
 	r := f.run("bash", map[string]any{"command": "seq 1 2000"})
-	ok(t, r)
+	if text := ok(t, r); !strings.HasPrefix(text, "1\n2\n") || !strings.HasSuffix(text, "\n2000\n") {
+		t.Fatalf("text %q ... %q", text[:12], tail(text, 40))
+	}
 	if d := details(t, r); d["fullOutputPath"] != nil || d["truncation"] != nil {
 		t.Fatalf("details %v", d)
+	}
+	r = f.run("bash", map[string]any{"command": "seq 1 2001"})
+	text := ok(t, r)
+	path, _ := details(t, r)["fullOutputPath"].(string)
+	t.Cleanup(func() { os.Remove(path) })
+	if !strings.HasPrefix(text, "2\n3\n") || !strings.HasSuffix(text, "2001\n\n[Showing lines 2-2001 of 2001. Full output: "+path+"]") {
+		t.Fatalf("text %q ... %q", text[:10], tail(text, 80))
 	}
 }
 

@@ -139,7 +139,7 @@ type fuzzyText struct {
 // quotes, Unicode dashes and special spaces to ASCII (pi's
 // normalizeForFuzzyMatch without NFKC).
 func foldText(s string) fuzzyText {
-	var f fuzzyText
+	f := fuzzyText{start: make([]int, 0, len(s)), end: make([]int, 0, len(s))}
 	var b strings.Builder
 	b.Grow(len(s))
 	var buf [utf8.UTFMax]byte

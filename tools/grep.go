@@ -73,6 +73,13 @@ func runGrep(ctx context.Context, call Call, x Exec) Result {
 	if err != nil {
 		return errorResult(fmt.Sprintf("Invalid regex %q: %v", a.Pattern, err))
 	}
+	// Most files do not match at all: one multi-line search over the whole
+	// file rules them out before it is split into lines. \A and \z mean
+	// something else across a whole file, so such patterns skip this.
+	var pre *regexp.Regexp
+	if !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`) {
+		pre, _ = regexp.Compile("(?m)" + expr)
+	}
 	sel, err := newFileFilter(a.Glob)
 	if err != nil {
 		return errorResult(err.Error())
@@ -100,6 +107,9 @@ func runGrep(ctx context.Context, call Call, x Exec) Result {
 		}
 		if bytes.IndexByte(data[:min(len(data), 8192)], 0) >= 0 {
 			return nil // binary
+		}
+		if pre != nil && bytes.IndexByte(data, '\r') < 0 && !pre.Match(data) {
+			return nil
 		}
 		lines := strings.Split(normalizeLF(string(data)), "\n")
 		for i, l := range lines {

@@ -110,20 +110,21 @@ func (o *outputTail) snapshot() (string, Truncation) {
 		t = t[1:]
 	}
 	text := strings.ToValidUTF8(string(t), "\uFFFD")
-	if o.overLimits() {
-		text = strings.TrimSuffix(text, "\n")
+	if !o.overLimits() {
+		// Everything fits (the tail is then the whole output).
+		n := o.lines()
+		return text, Truncation{TotalLines: n, TotalBytes: o.totalBytes, OutputLines: n, OutputBytes: len(text),
+			MaxLines: o.maxLines, MaxBytes: o.maxBytes}
 	}
-	out, tr := truncateTail(text, o.maxLines, o.maxBytes)
-	tr.Truncated = o.overLimits()
-	if tr.Truncated && tr.TruncatedBy == "" {
+	out, tr := truncateTail(strings.TrimSuffix(text, "\n"), o.maxLines, o.maxBytes)
+	if !tr.Truncated || tr.TruncatedBy == "" {
+		// The kept tail fits, but the whole output did not.
 		tr.TruncatedBy = "lines"
 		if o.totalBytes > o.maxBytes {
 			tr.TruncatedBy = "bytes"
 		}
 	}
-	if !tr.Truncated {
-		tr.TruncatedBy = ""
-	}
+	tr.Truncated = true
 	tr.TotalLines, tr.TotalBytes = o.lines(), o.totalBytes
 	return out, tr
 }

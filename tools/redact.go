@@ -23,7 +23,17 @@ var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}
 // immutable and safe for concurrent use; a nil *Redactor masks nothing.
 type Redactor struct {
 	values   *strings.Replacer // nil when there are no secret values
-	patterns []*regexp.Regexp  // groups 1 and 2 (if any) are kept, the rest masked
+	patterns []secretPattern
+}
+
+// secretPattern masks what re matches, keeping its groups 1 and 2 (if any).
+// The regexp only runs when the text contains one of need (compared
+// lower-case when fold is set): most text has none, and the check is far
+// cheaper than the regexp.
+type secretPattern struct {
+	re   *regexp.Regexp
+	need []string
+	fold bool
 }
 
 // NewRedactor builds a Redactor from an environment in os.Environ form
@@ -41,20 +51,22 @@ func NewRedactor(environ []string) *Redactor {
 	}
 	// Longer values first, so a secret that contains another is masked whole.
 	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	r := &Redactor{patterns: []*regexp.Regexp{
+	r := &Redactor{patterns: []secretPattern{
 		// NAME=value / NAME: value with an upper-case env-style name (.env, export).
-		regexp.MustCompile(`(\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*["']?\s*[=:]\s*["']?)[^\s"']{6,}`),
+		{re: regexp.MustCompile(`(\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*["']?\s*[=:]\s*["']?)[^\s"']{6,}`),
+			need: []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}},
 		// "api_key": "value", password = 'value' in config files and code.
-		regexp.MustCompile(`(?i)((?:api[_-]?key|secret|token|password|passwd)["']?\s*[:=]\s*["'])[^"'\n]{6,}(["'])`),
+		{re: regexp.MustCompile(`(?i)((?:api[_-]?key|secret|token|password|passwd)["']?\s*[:=]\s*["'])[^"'\n]{6,}(["'])`),
+			need: []string{"key", "secret", "token", "passw"}, fold: true},
 		// Authorization headers.
-		regexp.MustCompile(`(\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}`),
+		{re: regexp.MustCompile(`(\bBearer\s+)[A-Za-z0-9._~+/=-]{8,}`), need: []string{"Bearer"}},
 		// Token shapes.
-		regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`),
-		regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`),
-		regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`),
-		regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),
-		regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),
-		regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),
+		{re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`), need: []string{"sk-"}},
+		{re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}`), need: []string{"gh"}},
+		{re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), need: []string{"github_pat_"}},
+		{re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), need: []string{"xox"}},
+		{re: regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), need: []string{"AKIA", "ASIA"}},
+		{re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), need: []string{"AIza"}},
 	}}
 	if len(secrets) > 0 {
 		pairs := make([]string, 0, 2*len(secrets))
@@ -84,12 +96,33 @@ func (r *Redactor) Redact(s string) string {
 	if r.values != nil {
 		s = r.values.Replace(s)
 	}
-	for _, re := range r.patterns {
-		if re.NumSubexp() == 0 {
-			s = re.ReplaceAllLiteralString(s, Mask)
-		} else {
-			s = re.ReplaceAllString(s, "${1}"+Mask+"${2}")
+	lower := ""
+	for _, p := range r.patterns {
+		hay := s
+		if p.fold {
+			if lower == "" {
+				lower = strings.ToLower(s)
+			}
+			hay = lower
 		}
+		if !containsAny(hay, p.need) {
+			continue
+		}
+		if p.re.NumSubexp() == 0 {
+			s = p.re.ReplaceAllLiteralString(s, Mask)
+		} else {
+			s = p.re.ReplaceAllString(s, "${1}"+Mask+"${2}")
+		}
+		lower = ""
 	}
 	return s
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }

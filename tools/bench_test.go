@@ -1,0 +1,112 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/env"
+)
+
+// benchTree writes dirs×files files of 200 lines each, with a .gitignore in
+// every directory.
+func benchTree(b *testing.B, dirs, files int) string {
+	b.Helper()
+	root := b.TempDir()
+	body := numberedLines(200, "some ordinary source line") + "\nfunc Hay() {}\n"
+	for d := 0; d < dirs; d++ {
+		dir := filepath.Join(root, "pkg"+itoa(d), "sub")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "pkg"+itoa(d), ".gitignore"), []byte("*.tmp\nbuild/\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for f := 0; f < files; f++ {
+			content := body
+			if d == dirs/2 && f == 0 {
+				content += "func Needle() {}\n"
+			}
+			if err := os.WriteFile(filepath.Join(dir, "file"+itoa(f)+".go"), []byte(content), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	return root
+}
+
+func benchRun(b *testing.B, root, tool, args string) {
+	b.Helper()
+	t := ByName(Builtins())[tool]
+	x := Exec{Env: env.NewLocal(root)}
+	call := Call{Name: tool, Args: json.RawMessage(args)}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := t.Execute(context.Background(), call, x); r.IsError {
+			b.Fatal(r.Text())
+		}
+	}
+}
+
+// BenchmarkGrepTreeRare greps 1000 files (200 lines each) for a pattern in
+// one of them.
+func BenchmarkGrepTreeRare(b *testing.B) {
+	root := benchTree(b, 50, 20)
+	benchRun(b, root, "grep", `{"pattern":"func Needle"}`)
+}
+
+// BenchmarkGrepTreeEvery greps the same tree for a line every file has.
+func BenchmarkGrepTreeEvery(b *testing.B) {
+	root := benchTree(b, 50, 20)
+	benchRun(b, root, "grep", `{"pattern":"func Hay","limit":5000}`)
+}
+
+// BenchmarkFindTree globs the same 1000-file tree.
+func BenchmarkFindTree(b *testing.B) {
+	root := benchTree(b, 50, 20)
+	benchRun(b, root, "find", `{"pattern":"**/file1*.go"}`)
+}
+
+// BenchmarkApplyEditsFuzzy: a fuzzy (smart-quote) match in a 10k-line file.
+func BenchmarkApplyEditsFuzzy(b *testing.B) {
+	content := numberedLines(10000, "line   ") + "\nsay \u201chello\u201d\n"
+	edits := []edit{{OldText: `say "hello"`, NewText: "x"}}
+	for b.Loop() {
+		if _, err := applyEdits(content, edits, "f"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRedact masks a 50 KB tool output with 30 secret env values.
+func BenchmarkRedact(b *testing.B) {
+	var environ []string
+	for i := 0; i < 30; i++ {
+		environ = append(environ, "SVC"+itoa(i)+"_TOKEN=value-"+strings.Repeat("x", 10)+itoa(i))
+	}
+	r := NewRedactor(environ)
+	text := strings.Repeat("ordinary output line with value-xxxxxxxxxx7 inside\n", 1000)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		r.Redact(text)
+	}
+}
+
+// BenchmarkOutputTail streams 10 MB of command output through the tail
+// accumulator (temp file included).
+func BenchmarkOutputTail(b *testing.B) {
+	chunk := []byte(strings.Repeat("output line of some length\n", 1200)) // ~32 KB
+	b.SetBytes(int64(len(chunk)) * 320)
+	for b.Loop() {
+		o := newOutputTail(DefaultMaxLines, DefaultMaxBytes)
+		for i := 0; i < 320; i++ {
+			o.write(chunk)
+		}
+		o.snapshot()
+		o.close()
+		os.Remove(o.path)
+	}
+}
