@@ -136,7 +136,8 @@ function renderErrors(): void {
 function renderCompaction(): void {
   const c = model.state.compaction;
   ui.compaction.classList.toggle('hidden', !c);
-  ui.compaction.textContent = c ? 'Compacting context…' : '';
+  const reason = c && typeof c === 'object' && typeof (c as { reason?: unknown }).reason === 'string' ? (c as { reason: string }).reason : '';
+  ui.compaction.textContent = c ? `Compacting context${reason ? ` (${reason})` : ''}…` : '';
 }
 
 function renderAll(): void {

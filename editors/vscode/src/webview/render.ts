@@ -81,8 +81,7 @@ export function renderDiff(diff: string): HTMLElement {
     else if (line.startsWith('@@')) cls = 'hunk';
     else if (line.startsWith('+')) cls = 'add';
     else if (line.startsWith('-')) cls = 'del';
-    const span = el('span', `dl ${cls}`, line);
-    pre.append(span, document.createTextNode('\n'));
+    pre.append(el('span', `dl ${cls}`, line || ' '));
   }
   return pre;
 }
@@ -105,6 +104,13 @@ function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
   if (item.output) body.push(el('pre', `output${item.isError ? ' is-error' : ''}`, item.output));
   const d = collapsible(`${item.id}:tool`, open, `tool status-${status}${item.isError ? ' is-error' : ''}`, [icon, name, subject, badge], body);
   return d;
+}
+
+function summaryTitle(item: DisplayItem): string {
+  const k = typeof item.summaryKind === 'string' ? item.summaryKind : '';
+  if (k === 'compaction') return 'Compaction summary';
+  if (k === 'branch_summary' || k === 'branch') return 'Branch summary';
+  return k ? `Summary (${k})` : 'Summary';
 }
 
 /** One transcript item. */
@@ -135,7 +141,9 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
       break;
     }
     case 'summary':
-      wrap.append(collapsible(`${item.id}:summary`, open, 'summary', [el('span', '', String(item.title ?? 'Summary'))], [markdown(item.text ?? '', 'summary-text')]));
+      wrap.append(
+        collapsible(`${item.id}:summary`, open, 'summary', [el('span', '', summaryTitle(item))], [markdown(item.text ?? '', 'summary-text')]),
+      );
       break;
     case 'error':
       wrap.append(el('div', 'error-text', item.text ?? 'error'));

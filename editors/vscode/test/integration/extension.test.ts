@@ -1,0 +1,245 @@
+// The extension, activated under the stub `vscode`, driving the real pi-lsp binary with the
+// scripted fake LLM: a prompt streams, approvals are answered, abort, the trees, resume.
+import { stub } from '../stub/register';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { PiLspApi } from '../../src/extension';
+import type { PendingUi } from '../../src/messages';
+import type { SessionElement } from '../../src/sessionTree';
+import type { Task } from '../../src/protocol';
+import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace } from './helpers';
+
+type TreeProvider<T> = { getChildren(e?: T): T[] | Promise<T[]>; getTreeItem(e: T): { label: string; description?: string; contextValue?: string } };
+
+function lastAssistant(api: PiLspApi): string {
+  const items = api.manager.current().display.state.items ?? [];
+  const a = [...items].reverse().find((i) => i.kind === 'assistant');
+  return a?.text ?? '';
+}
+
+function idle(api: PiLspApi): boolean {
+  const a = api.manager.current();
+  return a.display.synced && a.display.state.status === 'idle';
+}
+
+describe('extension against pi-lsp', () => {
+  let ws: Workspace;
+  let llm: FakeLlm;
+  let api: PiLspApi;
+  let view: FakeWebviewView;
+  const subscriptions: Array<{ dispose(): unknown }> = [];
+
+  before(async () => {
+    ws = makeWorkspace('int');
+    llm = await startFakeLlm(ws.dir);
+    configure(ws, llm);
+    // The built bundle, as VS Code loads it.
+    const ext = require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
+    api = ext.activate({ subscriptions, extensionUri: stub.Uri.file(ROOT) });
+    view = new FakeWebviewView();
+    const provider = stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void };
+    assert.ok(provider, 'chat view provider registered');
+    provider.resolveWebviewView(view);
+    view.receive({ type: 'ready' });
+    await waitFor('the server to start', () => api.manager.current().status === 'ready', 30000);
+    await waitFor('the first display state', () => view.last('snapshot'));
+  });
+
+  after(async () => {
+    for (const s of subscriptions.reverse()) await s.dispose();
+    await api?.manager.dispose();
+    llm?.stop();
+    ws?.cleanup();
+  });
+
+  it('registers every command of the issue', () => {
+    for (const c of ['newSession', 'resumeSession', 'selectModel', 'selectMode', 'thinkingLevel', 'compact', 'abort']) {
+      assert.ok(stub.control.commands.has(`piLsp.${c}`), c);
+    }
+    const html = view.webview.html;
+    assert.match(html, /Content-Security-Policy/);
+    assert.match(html, /default-src 'none'/);
+    assert.doesNotMatch(html, /https?:\/\//, 'no remote resources');
+  });
+
+  it('streams a prompt into the chat', async () => {
+    const answer = 'Hello from the fake model. This answer arrives in many small pieces so that it streams.';
+    await llm.add({ text: answer, chunkSize: 6, chunkDelayMs: 15 });
+    const before = view.posted.length;
+    view.receive({ type: 'send', text: 'say hello', behavior: 'steer' });
+    await waitFor('the answer', () => lastAssistant(api) === answer && idle(api));
+    const appends = view.posted
+      .slice(before)
+      .flatMap((m) => (m.type === 'ops' ? m.ops : []))
+      .filter((o) => o.op === 'append' && o.path.includes('text'));
+    assert.ok(appends.length > 3, `text streamed as appends (got ${appends.length})`);
+    assert.equal(view.mirrorGaps, 0, 'no version gaps in the frames forwarded to the page');
+    assert.deepEqual(view.mirror, api.manager.current().display.state, 'the page sees the same state as the extension');
+    const items = api.manager.current().display.state.items ?? [];
+    assert.ok(items.some((i) => i.kind === 'user' && i.text === 'say hello'));
+    assert.match(stub.control.statusBarText, /fake\/fake-model · \w+/);
+  });
+
+  async function promptWrite(file: string, content: string): Promise<Extract<PendingUi, { kind: 'approval' }>> {
+    const id = `call_${file.replace(/\W/g, '_')}`;
+    await llm.add(
+      { toolCalls: [{ id, name: 'write', arguments: { path: file, content } }] },
+      { text: `Handled ${file}.` },
+    );
+    view.receive({ type: 'send', text: `write ${file}`, behavior: 'steer' });
+    const p = await waitFor('an approval card', () => view.last('pending')?.items.find((i) => i.kind === 'approval' && i.req.toolCallId === id));
+    return p as Extract<PendingUi, { kind: 'approval' }>;
+  }
+
+  it('answers an approval from the card (approve writes the file)', async () => {
+    const card = await promptWrite('hello.txt', 'hello world\n');
+    assert.equal(card.req.toolName, 'write');
+    view.receive({ type: 'approval', key: card.key, decision: 'approve' });
+    await waitFor('the file', () => fs.existsSync(path.join(ws.folder, 'hello.txt')));
+    assert.equal(fs.readFileSync(path.join(ws.folder, 'hello.txt'), 'utf8'), 'hello world\n');
+    await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'Handled hello.txt.');
+    const tool = api.manager.current().display.state.items?.find((i) => i.id === card.req.toolCallId);
+    assert.equal(tool?.status, 'done');
+    assert.equal(view.last('pending')?.items.length, 0, 'the card is gone');
+  });
+
+  it('answers an approval from the card (decline leaves the disk alone)', async () => {
+    const card = await promptWrite('nope.txt', 'x\n');
+    view.receive({ type: 'approval', key: card.key, decision: 'decline' });
+    await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'Handled nope.txt.');
+    assert.equal(fs.existsSync(path.join(ws.folder, 'nope.txt')), false);
+    const tool = api.manager.current().display.state.items?.find((i) => i.id === card.req.toolCallId);
+    assert.equal(tool?.status, 'declined');
+  });
+
+  it('asks through a notification when the chat is hidden', async () => {
+    view.setVisible(false);
+    stub.control.notification = (_m, items) => (items.includes('Approve') ? 'Approve' : undefined);
+    try {
+      await llm.add({ toolCalls: [{ id: 'call_hidden', name: 'write', arguments: { path: 'hidden.txt', content: 'from a notification\n' } }] }, { text: 'Handled hidden.txt.' });
+      view.receive({ type: 'send', text: 'write hidden.txt', behavior: 'steer' });
+      await waitFor('the file', () => fs.existsSync(path.join(ws.folder, 'hidden.txt')));
+      const note = stub.control.messages.find((m) => m.message.includes('hidden.txt') || m.items.includes('Always this tool'));
+      assert.ok(note, 'a notification was shown');
+      assert.deepEqual(note.items.slice(0, 4), ['Approve', 'Decline', 'Always this tool', 'Always this category']);
+      await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'Handled hidden.txt.');
+    } finally {
+      stub.control.notification = () => undefined;
+    }
+    // Shown again: the view resyncs with display/snapshot.
+    const n = view.posted.length;
+    view.setVisible(true);
+    const snap = await waitFor('a snapshot after showing the view', () => view.posted.slice(n).find((m) => m.type === 'snapshot'));
+    assert.equal(snap.type === 'snapshot' && snap.version, api.manager.current().display.version);
+  });
+
+  it('aborts a run', async () => {
+    const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    await llm.add({ text: long, chunkSize: 8, chunkDelayMs: 40 });
+    view.receive({ type: 'send', text: 'write a long story', behavior: 'steer' });
+    await waitFor('some streamed text', () => lastAssistant(api).startsWith('word0 word1'));
+    view.receive({ type: 'abort' });
+    await waitFor('the run to stop', () => idle(api), 15000);
+    const got = lastAssistant(api);
+    assert.ok(got.length < long.length, `stopped early (${got.length} of ${long.length} chars)`);
+    assert.ok(stub.control.executed.some((e) => e.id === 'piLsp.abort'));
+  });
+
+  it('shows the task list in the Tasks tree', async () => {
+    await llm.add(
+      {
+        toolCalls: [
+          {
+            id: 'call_tasks',
+            name: 'task_write',
+            arguments: {
+              tasks: [
+                { content: 'Write the code', status: 'in_progress', activeForm: 'Writing the code' },
+                { content: 'Run the tests', status: 'pending', activeForm: 'Running the tests' },
+              ],
+            },
+          },
+        ],
+      },
+      { text: 'Tasks noted.' },
+    );
+    view.receive({ type: 'send', text: 'plan it', behavior: 'steer' });
+    await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'Tasks noted.');
+    const tree = stub.control.treeProviders.get('piLsp.tasks') as TreeProvider<Task>;
+    const tasks = await tree.getChildren();
+    assert.deepEqual(tasks.map((t) => tree.getTreeItem(t).label), ['Writing the code', 'Run the tests']);
+  });
+
+  it('populates the session tree and labels and navigates entries', async () => {
+    const tree = stub.control.treeProviders.get('piLsp.sessionTree') as TreeProvider<SessionElement>;
+    await api.sessionTree.refresh();
+    const top = await tree.getChildren();
+    const labels = top.map((e) => tree.getTreeItem(e).label);
+    assert.ok(labels.some((l) => l === 'user: say hello'), `tree shows the first prompt: ${JSON.stringify(labels)}`);
+    const current = top.map((e) => tree.getTreeItem(e)).filter((i) => i.description?.includes('current'));
+    assert.equal(current.length, 1, 'the leaf is marked');
+
+    const first = top.find((e) => tree.getTreeItem(e).label === 'user: say hello')!;
+    stub.control.inputBox = () => 'checkpoint';
+    await stub.commands.executeCommand('piLsp.tree.label', first);
+    const relabeled = (await tree.getChildren()).find((e) => e.kind === 'entry' && first.kind === 'entry' && e.node.id === first.node.id)!;
+    assert.match(tree.getTreeItem(relabeled).description ?? '', /checkpoint/);
+
+    const n = view.posted.length;
+    await stub.commands.executeCommand('piLsp.tree.navigate', relabeled);
+    const text = await waitFor('the navigated prompt in the input', () => view.posted.slice(n).find((m) => m.type === 'editorText'));
+    assert.deepEqual(text, { type: 'editorText', text: 'say hello' });
+    await waitFor('the display to follow', () => (api.manager.current().display.state.items ?? []).every((i) => i.text !== 'plan it'));
+    const after = await tree.getChildren();
+    assert.ok(after.length > 0);
+  });
+
+  it('changes thinking level, model and mode through the pickers', async () => {
+    stub.control.quickPick = (items) => (items as Array<{ label: string }>).find((i) => i.label.endsWith('high'));
+    await stub.commands.executeCommand('piLsp.thinkingLevel');
+    await waitFor('thinking level high', () => api.manager.current().display.state.thinkingLevel === 'high');
+    stub.control.quickPick = (items) => (items as Array<{ id?: string }>).find((i) => i.id === 'fake/fake-model');
+    await stub.commands.executeCommand('piLsp.selectModel');
+    stub.control.quickPick = (items) => (items as Array<{ mode?: string }>).find((i) => i.mode && i.mode !== api.manager.current().display.state.mode?.id);
+    const before = api.manager.current().display.state.mode?.id;
+    await stub.commands.executeCommand('piLsp.selectMode');
+    await waitFor('another mode', () => api.manager.current().display.state.mode?.id !== before);
+    assert.equal(stub.control.messages.filter((m) => m.level === 'error').length, 0, JSON.stringify(stub.control.messages));
+  });
+
+  it('starts a new session and resumes the old one', async () => {
+    const oldId = api.manager.current().display.state.session?.id;
+    assert.ok(oldId);
+    await stub.commands.executeCommand('piLsp.newSession');
+    await waitFor('a new session', () => {
+      const s = api.manager.current().display.state;
+      return s.session?.id && s.session.id !== oldId && (s.items ?? []).length === 0;
+    });
+    let offered: Array<{ label: string; session: { id: string } }> = [];
+    stub.control.quickPick = (items) => {
+      offered = items as typeof offered;
+      return offered.find((i) => i.session.id === oldId);
+    };
+    await stub.commands.executeCommand('piLsp.resumeSession');
+    assert.ok(offered.length >= 1, 'session/list offered sessions');
+    await waitFor('the old session back', () => {
+      const s = api.manager.current().display.state;
+      return s.session?.id === oldId && (s.items ?? []).some((i) => i.text === 'say hello');
+    });
+    await waitFor('the page to follow', () => view.mirror.session?.id === oldId);
+  });
+
+  it('restarts a crashed server and keeps the session', async () => {
+    const agent = api.manager.current();
+    const sessionPath = agent.display.state.session?.path;
+    const pid = (agent as unknown as { client?: { pid?: number } }).client?.pid;
+    assert.ok(pid, 'server pid');
+    process.kill(pid, 'SIGKILL');
+    await waitFor('the crash to be noticed', () => stub.control.messages.some((m) => m.level === 'warning' && /restart/.test(m.message)));
+    await waitFor('the restart', () => agent.status === 'ready' && (agent as unknown as { client?: { pid?: number } }).client?.pid !== pid, 30000);
+    await waitFor('the same session', () => agent.display.state.session?.path === sessionPath);
+    assert.ok(stub.control.output.join('').includes('exited'), 'the exit is in the Output channel');
+  });
+});

@@ -1,0 +1,180 @@
+// Helpers for driving the extension (under the stub `vscode`) against the real pi-lsp binary and
+// the scripted fake LLM (cmd/fakellm).
+import * as cp from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as readline from 'node:readline';
+import { applyOps } from '../../src/displayState';
+import type { FromWebview, ToWebview } from '../../src/messages';
+import type { DisplayState } from '../../src/protocol';
+import { stub } from '../stub/register';
+
+export const ROOT = path.resolve(__dirname, '..', '..', '..');
+
+export function requireEnvFile(name: string): string {
+  const p = process.env[name];
+  if (!p) throw new Error(`${name} is not set (run the tests through the Makefile)`);
+  if (!fs.existsSync(p)) throw new Error(`${name}=${p} does not exist`);
+  return p;
+}
+
+/** A scripted response of the fake LLM (llm/llmtest.Response). */
+export interface FakeResponse {
+  match?: string;
+  repeat?: boolean;
+  text?: string;
+  thinking?: string;
+  toolCalls?: Array<{ id: string; name: string; arguments: unknown }>;
+  status?: number;
+  error?: string;
+  chunkDelayMs?: number;
+  chunkSize?: number;
+}
+
+export interface FakeLlm {
+  url: string;
+  modelsJson: string;
+  add(...responses: FakeResponse[]): Promise<void>;
+  requests(): Promise<unknown[]>;
+  stop(): void;
+}
+
+export async function startFakeLlm(dir: string, script: FakeResponse[] = []): Promise<FakeLlm> {
+  const bin = requireEnvFile('FAKELLM_BIN');
+  const modelsJson = path.join(dir, 'models.json');
+  const scriptFile = path.join(dir, 'script.json');
+  fs.writeFileSync(scriptFile, JSON.stringify(script));
+  const child = cp.spawn(bin, ['--script', scriptFile, '--models-json', modelsJson], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    const rl = readline.createInterface({ input: child.stdout! });
+    const timer = setTimeout(() => reject(new Error('fakellm did not print FAKELLM_URL')), 15000);
+    rl.once('line', (line) => {
+      clearTimeout(timer);
+      const m = /^FAKELLM_URL=(\S+)/.exec(line);
+      if (m) resolve(m[1]);
+      else reject(new Error(`fakellm: unexpected first line ${JSON.stringify(line)}`));
+    });
+    child.once('exit', (code) => reject(new Error(`fakellm exited with ${code}`)));
+  });
+  return {
+    url,
+    modelsJson,
+    async add(...responses) {
+      const r = await fetch(`${url}/script`, { method: 'POST', body: JSON.stringify(responses), headers: { 'content-type': 'application/json' } });
+      if (!r.ok) throw new Error(`fakellm /script: ${r.status} ${await r.text()}`);
+    },
+    async requests() {
+      const r = await fetch(`${url}/requests`);
+      return (await r.json()) as unknown[];
+    },
+    stop() {
+      child.stdin?.end();
+      child.kill();
+    },
+  };
+}
+
+/** Polls `fn` until it returns a truthy value. */
+export async function waitFor<T>(what: string, fn: () => T | undefined | null | false, timeoutMs = 20000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+type Listener<T> = (e: T) => void;
+
+/**
+ * A WebviewView as VS Code would hand it to the provider: it records what the extension posts
+ * and applies the display messages like the page does, so a test sees what the page would draw.
+ */
+export class FakeWebviewView {
+  visible = true;
+  readonly posted: ToWebview[] = [];
+  mirror: DisplayState = {};
+  mirrorVersion = 0;
+  mirrorGaps = 0;
+  private readonly msgListeners = new Set<Listener<FromWebview>>();
+  private readonly visListeners = new Set<Listener<void>>();
+  readonly webview = {
+    options: {} as unknown,
+    html: '',
+    cspSource: 'vscode-webview://fake',
+    asWebviewUri: (u: unknown) => u,
+    postMessage: async (m: ToWebview) => {
+      this.posted.push(m);
+      if (m.type === 'snapshot') {
+        this.mirror = structuredClone(m.state);
+        this.mirrorVersion = m.version;
+      } else if (m.type === 'ops') {
+        if (m.version !== this.mirrorVersion + 1) this.mirrorGaps++;
+        else {
+          this.mirror = applyOps(this.mirror, structuredClone(m.ops));
+          this.mirrorVersion = m.version;
+        }
+      }
+      return this.visible;
+    },
+    onDidReceiveMessage: (l: Listener<FromWebview>) => {
+      this.msgListeners.add(l);
+      return { dispose: () => this.msgListeners.delete(l) };
+    },
+  };
+  onDidChangeVisibility = (l: Listener<void>) => {
+    this.visListeners.add(l);
+    return { dispose: () => this.visListeners.delete(l) };
+  };
+  onDidDispose = () => ({ dispose: () => undefined });
+
+  /** A message from the page to the extension. */
+  receive(m: FromWebview): void {
+    for (const l of this.msgListeners) l(m);
+  }
+
+  setVisible(v: boolean): void {
+    this.visible = v;
+    for (const l of this.visListeners) l();
+  }
+
+  last<T extends ToWebview['type']>(type: T): Extract<ToWebview, { type: T }> | undefined {
+    for (let i = this.posted.length - 1; i >= 0; i--) {
+      if (this.posted[i].type === type) return this.posted[i] as Extract<ToWebview, { type: T }>;
+    }
+    return undefined;
+  }
+}
+
+export interface Workspace {
+  dir: string;
+  folder: string;
+  sessions: string;
+  cleanup(): void;
+}
+
+export function makeWorkspace(prefix: string): Workspace {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `pi-lsp-vscode-${prefix}-`));
+  const folder = path.join(dir, 'project');
+  const sessions = path.join(dir, 'sessions');
+  fs.mkdirSync(folder);
+  fs.mkdirSync(sessions);
+  fs.writeFileSync(path.join(folder, 'README.md'), '# demo project\n');
+  return { dir, folder, sessions, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Sets the stub's workspace and settings for the real binary and the fake LLM. */
+export function configure(ws: Workspace, llm: FakeLlm): void {
+  stub.control.reset();
+  stub.control.folders = [{ uri: stub.Uri.file(ws.folder), name: 'project', index: 0 }];
+  stub.control.config = {
+    'piLsp.path': requireEnvFile('PI_LSP_BIN'),
+    'piLsp.model': 'fake/fake-model',
+    'piLsp.env': { PI_LSP_MODELS: llm.modelsJson, HOME: ws.dir },
+    'piLsp.sessionsDir': ws.sessions,
+  };
+}
+
+export { stub };

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { applyOp, applyOps, contextPercent, DisplayModel, OpError, queuedText } from '../../src/displayState';
+import type { DisplayOp, DisplayState } from '../../src/protocol';
+
+function base(): DisplayState {
+  return {
+    status: 'running',
+    items: [
+      { id: 'a1', kind: 'user', text: 'fix the test' },
+      { id: 'a2', kind: 'assistant', text: 'Look', streaming: true },
+    ],
+    tasks: [],
+    queue: { steering: [], followUp: [] },
+    pending: { approval: null, question: null, plan: null },
+    tokens: { contextTokens: 160, contextWindow: 128000 },
+    retry: null,
+  };
+}
+
+describe('applyOp', () => {
+  const cases: Array<{ name: string; op: DisplayOp; check: (s: DisplayState) => void }> = [
+    { name: 'append to a string', op: { op: 'append', path: ['items', 1, 'text'], value: 'ing' }, check: (s) => assert.equal(s.items![1].text, 'Looking') },
+    { name: 'append creates a missing string', op: { op: 'append', path: ['items', 1, 'thinking'], value: 'hm' }, check: (s) => assert.equal(s.items![1].thinking, 'hm') },
+    { name: 'set an object key', op: { op: 'set', path: ['status'], value: 'idle' }, check: (s) => assert.equal(s.status, 'idle') },
+    { name: 'set a nested key', op: { op: 'set', path: ['items', 1, 'streaming'], value: false }, check: (s) => assert.equal(s.items![1].streaming, false) },
+    { name: 'set an array element', op: { op: 'set', path: ['items', 0], value: { id: 'z', kind: 'info', text: 'x' } }, check: (s) => assert.equal(s.items![0].id, 'z') },
+    { name: 'set one past the end appends', op: { op: 'set', path: ['items', 2], value: { id: 'n', kind: 'info' } }, check: (s) => assert.equal(s.items!.length, 3) },
+    { name: 'set null', op: { op: 'set', path: ['retry'], value: { attempt: 2 } }, check: (s) => assert.deepEqual(s.retry, { attempt: 2 }) },
+    {
+      name: 'push to an array',
+      op: { op: 'push', path: ['items'], value: { id: 'call_1', kind: 'tool', toolName: 'edit', status: 'running' } },
+      check: (s) => assert.equal(s.items![2].toolName, 'edit'),
+    },
+    { name: 'push to a nested array', op: { op: 'push', path: ['queue', 'steering'], value: 'use the other API' }, check: (s) => assert.deepEqual(s.queue!.steering, ['use the other API']) },
+    { name: 'push creates a missing array', op: { op: 'push', path: ['modifiedFiles'], value: 'a.go' }, check: (s) => assert.deepEqual(s.modifiedFiles, ['a.go']) },
+    { name: 'delete an object key', op: { op: 'delete', path: ['items', 1, 'streaming'] }, check: (s) => assert.equal('streaming' in s.items![1], false) },
+    { name: 'delete an array element', op: { op: 'delete', path: ['items', 0] }, check: (s) => assert.deepEqual(s.items!.map((i) => i.id), ['a2']) },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const s = applyOp(base(), c.op);
+      c.check(s);
+    });
+  }
+
+  it('set with an empty path replaces the root', () => {
+    const s = applyOp(base(), { op: 'set', path: [], value: { status: 'idle' } });
+    assert.deepEqual(s, { status: 'idle' });
+  });
+
+  const bad: Array<{ name: string; op: DisplayOp }> = [
+    { name: 'append to a number', op: { op: 'append', path: ['tokens', 'contextTokens'], value: 'x' } },
+    { name: 'append a non-string', op: { op: 'append', path: ['items', 1, 'text'], value: 3 } },
+    { name: 'path through a missing item', op: { op: 'append', path: ['items', 9, 'text'], value: 'x' } },
+    { name: 'string key into an array', op: { op: 'set', path: ['items', 'x'], value: 1 } },
+    { name: 'array index out of range', op: { op: 'set', path: ['items', 5], value: {} } },
+    { name: 'push to a string', op: { op: 'push', path: ['status'], value: 'x' } },
+    { name: 'unknown op', op: { op: 'frobnicate' as 'set', path: ['status'], value: 1 } },
+    { name: 'path through a string', op: { op: 'set', path: ['status', 'x'], value: 1 } },
+  ];
+  for (const c of bad) {
+    it(`rejects ${c.name}`, () => assert.throws(() => applyOp(base(), c.op), OpError));
+  }
+
+  it('applies ops in order', () => {
+    const s = applyOps(base(), [
+      { op: 'push', path: ['items'], value: { id: 'a3', kind: 'assistant', text: '' } },
+      { op: 'append', path: ['items', 2, 'text'], value: 'Hel' },
+      { op: 'append', path: ['items', 2, 'text'], value: 'lo' },
+    ]);
+    assert.equal(s.items![2].text, 'Hello');
+  });
+});
+
+describe('DisplayModel', () => {
+  it('resets on a full state and applies the next versions', () => {
+    const m = new DisplayModel();
+    assert.deepEqual(m.apply({ version: 4, ops: [] }), { kind: 'gap', reason: 'not synced' });
+    assert.equal(m.apply({ version: 1, state: base() }).kind, 'reset');
+    const r = m.apply({ version: 2, ops: [{ op: 'append', path: ['items', 1, 'text'], value: 'ing' }] });
+    assert.equal(r.kind, 'applied');
+    assert.equal(m.version, 2);
+    assert.equal(m.state.items![1].text, 'Looking');
+  });
+
+  it('ignores a frame it already has', () => {
+    const m = new DisplayModel();
+    m.reset(5, base());
+    assert.equal(m.apply({ version: 5, ops: [{ op: 'set', path: ['status'], value: 'idle' }] }).kind, 'stale');
+    assert.equal(m.state.status, 'running');
+    assert.equal(m.synced, true);
+  });
+
+  it('reports a version gap and stays out of sync until a snapshot', () => {
+    const m = new DisplayModel();
+    m.reset(5, base());
+    const r = m.apply({ version: 7, ops: [{ op: 'set', path: ['status'], value: 'idle' }] });
+    assert.equal(r.kind, 'gap');
+    assert.equal(m.synced, false);
+    assert.equal(m.state.status, 'running', 'a frame after a gap is not applied');
+    assert.equal(m.apply({ version: 8, ops: [] }).kind, 'gap');
+    m.reset(8, { status: 'idle' });
+    assert.equal(m.apply({ version: 9, ops: [{ op: 'set', path: ['model'], value: 'fake/m1' }] }).kind, 'applied');
+  });
+
+  it('treats an op that does not fit as a gap', () => {
+    const m = new DisplayModel();
+    m.reset(1, base());
+    const r = m.apply({ version: 2, ops: [{ op: 'append', path: ['items', 42, 'text'], value: 'x' }] });
+    assert.equal(r.kind, 'gap');
+    assert.equal(m.synced, false);
+    assert.equal(m.version, 1);
+  });
+});
+
+describe('helpers', () => {
+  it('contextPercent', () => {
+    assert.equal(contextPercent({ tokens: { contextTokens: 64000, contextWindow: 128000 } }), 50);
+    assert.equal(contextPercent({ tokens: { contextTokens: 1, contextWindow: 0 } }), undefined);
+    assert.equal(contextPercent({}), undefined);
+    assert.equal(contextPercent({ tokens: { contextTokens: 200, contextWindow: 100 } }), 100);
+  });
+  it('queuedText', () => {
+    assert.equal(queuedText('a'), 'a');
+    assert.equal(queuedText({ text: 'b' }), 'b');
+    assert.equal(queuedText(3), '3');
+  });
+});
