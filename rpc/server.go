@@ -114,8 +114,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	defer cancel()
 	c := newClient(s, cctx, cancel)
 	st := newStream(r, w, s.opts.MaxFrame, func(code int, msg string) {
-		s.log.Warn("bad message from client", "code", code, "err", msg)
-		c.Log(slog.LevelWarn, msg)
+		c.Log(slog.LevelWarn, fmt.Sprintf("bad message from the client (%d): %s", code, msg))
 	})
 	conn := jsonrpc2.NewConn(st, jsonrpc2.WithCodec(jsonCodec{}))
 	c.conn = conn
