@@ -13,9 +13,6 @@ const Mask = "••••••"
 // ("1", "true") would mask ordinary text.
 const minSecretLen = 6
 
-// secretNameParts mark an environment variable whose value is a secret.
-var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}
-
 // Redactor masks secrets in text meant for display: the values of
 // environment variables whose name contains KEY, TOKEN, SECRET or PASSWORD,
 // common token shapes (sk-…, ghp_…, xox…-, AKIA…, AIza…, Bearer …), and
@@ -78,14 +75,9 @@ func NewRedactor(environ []string) *Redactor {
 	return r
 }
 
+// secretName reports whether an environment variable holds a secret.
 func secretName(name string) bool {
-	up := strings.ToUpper(name)
-	for _, p := range secretNameParts {
-		if strings.Contains(up, p) {
-			return true
-		}
-	}
-	return false
+	return containsAny(strings.ToUpper(name), []string{"KEY", "TOKEN", "SECRET", "PASSWORD"})
 }
 
 // Redact returns s with every secret replaced by Mask.

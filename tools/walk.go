@@ -10,9 +10,6 @@ import (
 	"github.com/pi-lsp/pi-lsp/env"
 )
 
-// ignoreFiles are read in every directory, in this order (later wins).
-var ignoreFiles = [...]string{".gitignore", ".ignore"}
-
 // alwaysSkipped directories are never walked.
 func alwaysSkipped(name string) bool { return name == ".git" || name == "node_modules" }
 
@@ -113,7 +110,7 @@ func (w *walker) walkDir(ctx context.Context, dir, rel string, comps []string, p
 // directory's components relative to the walk base.
 func (w *walker) dirPatterns(ctx context.Context, dir string, domain []string) []gitignore.Pattern {
 	var ps []gitignore.Pattern
-	for _, name := range ignoreFiles {
+	for _, name := range [...]string{".gitignore", ".ignore"} { // later wins
 		ps = append(ps, w.readPatterns(ctx, filepath.Join(dir, name), domain)...)
 	}
 	return ps
