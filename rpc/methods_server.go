@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/display"
+	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -30,8 +31,9 @@ type AgentOptions struct {
 	Name, Version string
 	Logger        *slog.Logger
 	// NewHarness builds the harness at initialize, for the client's root
-	// folder ("" when it sent none).
-	NewHarness func(cwd string) (*harness.Harness, error)
+	// folder ("" when it sent none). buffers is non-nil when the client
+	// serves its editor buffers (fs/readTextFile): wrap the Env with it.
+	NewHarness func(cwd string, buffers env.BufferReader) (*harness.Harness, error)
 	// Models lists the configured models for model/list.
 	Models func(ctx context.Context) ([]ModelEntry, error)
 	// SessionsRoot is where sessions live (session/list).
@@ -99,7 +101,22 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	if err != nil {
 		return err
 	}
-	h, err := a.opts.NewHarness(p.RootPath())
+	var buffers env.BufferReader
+	if p.Capabilities.FS.ReadTextFile {
+		buffers = func(ctx context.Context, path string) (string, bool, error) {
+			var resp *struct {
+				Text string `json:"text"`
+			}
+			if err := c.Call(ctx, "fs/readTextFile", map[string]string{"path": path}, &resp); err != nil {
+				return "", false, err
+			}
+			if resp == nil {
+				return "", false, nil
+			}
+			return resp.Text, true, nil
+		}
+	}
+	h, err := a.opts.NewHarness(p.RootPath(), buffers)
 	if err != nil {
 		return &Error{Code: CodeInternalError, Message: fmt.Sprintf("starting the harness: %v", err)}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/rpc"
 )
@@ -25,11 +26,12 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	srv := rpc.NewAgentServer(rpc.AgentOptions{
 		Name: "pi-lsp", Version: version, Logger: log,
 		SessionsRoot: c.root(),
-		NewHarness: func(cwd string) (*harness.Harness, error) {
+		NewHarness: func(cwd string, buffers env.BufferReader) (*harness.Harness, error) {
 			cc := c
 			if cwd != "" && cc.cwd == "" {
 				cc.cwd = cwd
 			}
+			cc.buffers = buffers
 			h, _, err := cc.newHarness(stderr, reg)
 			return h, err
 		},

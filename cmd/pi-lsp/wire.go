@@ -23,6 +23,7 @@ type common struct {
 	cwd         string
 	yolo        bool
 	logLevel    string
+	buffers     env.BufferReader // set by serve when the editor serves its buffers
 }
 
 type multiFlag []string
@@ -88,8 +89,12 @@ func (c *common) newHarness(stderr io.Writer, reg shimRegistry) (*harness.Harnes
 	if false {
 		reg = c.registry()
 	}
+	var e env.Env = env.NewLocal(abs)
+	if c.buffers != nil {
+		e = &env.Editor{Env: e, Read: c.buffers}
+	}
 	h := harness.New(harness.Config{
-		Env:          env.NewLocal(abs),
+		Env:          e,
 		Models:       reg,
 		Streamer:     llm.NewClient(llm.ClientOptions{}),
 		SessionsRoot: root,

@@ -297,7 +297,7 @@ func TestProtocolDocMethodsAreServed(t *testing.T) {
 		t.Fatalf("initialize result %s: %v", s.init, err)
 	}
 	serverSide := map[string]bool{"display/state": true, "harness/event": true, "$/progress": true, "window/logMessage": true, "skills/changed": true,
-		"ui/requestApproval": true, "ui/askQuestion": true, "ui/approvePlan": true, "fs/readTextFile": true, "fs/writeTextFile": true,
+		"ui/requestApproval": true, "ui/askQuestion": true, "ui/approvePlan": true, "fs/readTextFile": true,
 		"initialize": true, "initialized": true, "shutdown": true, "exit": true}
 	for _, m := range documented {
 		if !serverSide[m] && !slices.Contains(res.Capabilities.Methods, m) {
@@ -316,5 +316,29 @@ func TestProtocolDocMethodsAreServed(t *testing.T) {
 		if !json.Valid([]byte(body)) {
 			t.Errorf("JSON example %d does not parse:\n%s", i+1, body)
 		}
+	}
+}
+
+func TestReadsUnsavedEditorBuffers(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{{ID: "r1", Name: "read", Arguments: `{"path":"buf.txt"}`}}},
+		{Match: "UNSAVED", Text: "saw the buffer"},
+	})
+	writeFile(t, filepath.Join(e.workspace, "buf.txt"), "saved on disk\n")
+	s := e.start(startOpt{caps: map[string]any{"fs": map[string]any{"readTextFile": true}}})
+	s.Handle("fs/readTextFile", func(_ context.Context, params json.RawMessage) (any, error) {
+		var p struct {
+			Path string `json:"path"`
+		}
+		_ = json.Unmarshal(params, &p)
+		if p.Path == filepath.Join(e.workspace, "buf.txt") {
+			return map[string]any{"text": "UNSAVED buffer text\n"}, nil
+		}
+		return nil, nil
+	})
+	s.prompt("read buf.txt")
+	s.waitIdle()
+	if e.llm.Pending() != 0 {
+		t.Fatal("the model did not see the editor's buffer")
 	}
 }
