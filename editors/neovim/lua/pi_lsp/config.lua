@@ -40,6 +40,7 @@ M.defaults = {
     tree_label = 'L',
     tree_summarize = 's',
     tree_refresh = 'R',
+    tree_all = 'a',
     -- Plan float
     plan_approve = 'a',
     plan_reject = 'r',

@@ -56,7 +56,7 @@ function M.open(client)
       if not vim.api.nvim_buf_is_valid(buf) then
         return
       end
-      local lines, ids = tree_render.render(tree)
+      local lines, ids = tree_render.render(tree, { all = view.all })
       view.tree, view.ids, view.nodes = tree, ids, index_nodes(tree.roots, {})
       util.set_lines(buf, lines)
       if vim.api.nvim_win_is_valid(win) then
@@ -150,6 +150,10 @@ function M.open(client)
       end
     end)
   end), 'Label this entry')
+  util.map(buf, 'n', keys.tree_all, function()
+    view.all = not view.all
+    view.refresh()
+  end, 'Show or hide bookkeeping entries')
   util.map(buf, 'n', keys.tree_refresh, function()
     view.refresh()
   end, 'Refresh')

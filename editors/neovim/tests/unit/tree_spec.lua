@@ -58,3 +58,33 @@ t.test('deep chains do not recurse', function()
   t.eq(5000, #lines)
   t.eq('> Assistant: m5000', lines[5000])
 end)
+
+t.test('bookkeeping entries are hidden unless asked; a hidden leaf marks its shown ancestor', function()
+  local tree = {
+    leafId = 's',
+    roots = {
+      { id = 'm', type = 'model_change', preview = 'fake/m1', onBranch = true, children = {
+        node('a', 'user', 'q', { node('b', 'assistant', 'done', {
+          { id = 's', type = 'custom', preview = 'pi-lsp/state', onBranch = true, children = {} },
+        }, { onBranch = true }) }, { onBranch = true }),
+      } },
+    },
+  }
+  local lines, ids = tree_render.render(tree)
+  t.eq({ '* You: q', '> Assistant: done' }, lines)
+  t.eq({ 'a', 'b' }, ids)
+  lines = tree_render.render(tree, { all = true })
+  t.eq({ '* model_change: fake/m1', '* You: q', '* Assistant: done', '> custom: pi-lsp/state' }, lines)
+end)
+
+t.test('hidden entries at a branch point keep the branches apart', function()
+  local tree = {
+    roots = {
+      node('a', 'user', 'q', {
+        { id = 'x', type = 'label', children = { node('b', 'assistant', 'one') } },
+        node('c', 'assistant', 'two'),
+      }),
+    },
+  }
+  t.eq({ '  You: q', '  ├ Assistant: one', '  ├ Assistant: two' }, (tree_render.render(tree)))
+end)
