@@ -141,6 +141,14 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	a.h, a.reducer, a.unsub, a.cancel = h, r, unsub, cancel
 	a.mu.Unlock()
 	h.SetUI(clientUI{c})
+	if p.ProcessID > 0 {
+		// The editor died without closing our stdin: stop serving (the run
+		// and its process groups are killed on disconnect).
+		go WatchParent(wctx, p.ProcessID, func() {
+			c.Log(slog.LevelWarn, "parent process is gone; exiting")
+			c.cancel()
+		})
+	}
 	if err := h.WatchSkills(wctx); err != nil && a.opts.Logger != nil {
 		a.opts.Logger.Warn("watching skills", "err", err)
 	}

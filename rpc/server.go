@@ -134,8 +134,8 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		}
 	case <-st.broken:
 		err = ErrOutputBroken
-	case <-ctx.Done():
-		err = ctx.Err()
+	case <-cctx.Done(): // ctx, or the client ended (its parent process died)
+		err = cctx.Err()
 	}
 	c.teardown()
 	if h := s.opts.OnDisconnect; h != nil {

@@ -92,7 +92,9 @@ type startOpt struct {
 	extraEnv []string
 }
 
-func (e *env) start(o startOpt) *server {
+func (e *env) start(o startOpt) *server { return e.startWithPID(os.Getpid(), o) }
+
+func (e *env) startWithPID(pid int, o startOpt) *server {
 	t := e.t
 	t.Helper()
 	args := append([]string{"serve", "--model", "fake/m1"}, o.args...)
@@ -128,7 +130,7 @@ func (e *env) start(o startOpt) *server {
 		caps = map[string]any{"ui": map[string]any{"approvals": true, "questions": true, "planApproval": true}}
 	}
 	params := map[string]any{
-		"processId": os.Getpid(), "clientInfo": map[string]any{"name": "integration-test"},
+		"processId": pid, "clientInfo": map[string]any{"name": "integration-test"},
 		"rootUri": "file://" + e.workspace, "capabilities": caps,
 	}
 	if o.initOpts != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -341,4 +342,40 @@ func TestReadsUnsavedEditorBuffers(t *testing.T) {
 	if e.llm.Pending() != 0 {
 		t.Fatal("the model did not see the editor's buffer")
 	}
+}
+
+func TestExitsWhenParentDiesAndKillsTools(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{{ID: "b1", Name: "bash", Arguments: `{"command":"sleep 300 & echo $! > child.pid; wait"}`}}},
+	})
+	// A short-lived "editor" process whose pid pi-lsp watches.
+	parent := exec.Command("sleep", "30")
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := e.startWithPID(parent.Process.Pid, startOpt{args: []string{"--yolo"}})
+	s.prompt("sleep a while")
+	pidFile := filepath.Join(e.workspace, "child.pid")
+	s.waitFor("child started", func() bool { return readFile(t, pidFile) != "" })
+	_ = parent.Process.Kill()
+	_ = parent.Wait()
+	waitExit(t, s, 0)
+	pid := strings.TrimSpace(readFile(t, pidFile))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := os.Stat("/proc/" + pid); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("orphan bash child %s survived pi-lsp", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestExitsWhenStdinCloses(t *testing.T) {
+	e := newEnv(t, nil)
+	s := e.start(startOpt{})
+	_ = s.Close()
+	waitExit(t, s, 0)
 }
