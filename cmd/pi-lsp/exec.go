@@ -33,7 +33,7 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.logLevel == "info" {
 		c.logLevel = "warn"
 	}
-	h, _, err := c.newHarness(stderr, shimRegistry{})
+	h, err := c.newHarness(stderr, c.registry())
 	if err != nil {
 		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
 		return 1

@@ -32,7 +32,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 				cc.cwd = cwd
 			}
 			cc.buffers = buffers
-			h, _, err := cc.newHarness(stderr, reg)
+			h, err := cc.newHarness(stderr, reg)
 			return h, err
 		},
 		Models: func(ctx context.Context) ([]rpc.ModelEntry, error) {

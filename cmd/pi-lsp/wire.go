@@ -63,22 +63,22 @@ func (c *common) root() string {
 	return session.DefaultRoot()
 }
 
-func (c *common) registry() shimRegistry {
-	return shimRegistry{}
+func (c *common) registry() *llm.Registry {
+	return llm.NewRegistry(llm.RegistryOptions{})
 }
 
 // newHarness wires a harness from the flags and the environment.
-func (c *common) newHarness(stderr io.Writer, reg shimRegistry) (*harness.Harness, shimRegistry, error) {
+func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harness, error) {
 	cwd := c.cwd
 	if cwd == "" {
 		var err error
 		if cwd, err = os.Getwd(); err != nil {
-			return nil, shimRegistry{}, fmt.Errorf("cwd: %w", err)
+			return nil, fmt.Errorf("cwd: %w", err)
 		}
 	}
 	abs, err := filepath.Abs(cwd)
 	if err != nil {
-		return nil, shimRegistry{}, fmt.Errorf("cwd: %w", err)
+		return nil, fmt.Errorf("cwd: %w", err)
 	}
 	root := c.root()
 	skillPaths := append([]string{}, c.skills...)
@@ -86,7 +86,7 @@ func (c *common) newHarness(stderr io.Writer, reg shimRegistry) (*harness.Harnes
 		skillPaths = append(filepath.SplitList(v), skillPaths...)
 	}
 	log := newLogger(stderr, c.logLevel)
-	if false {
+	if reg == nil {
 		reg = c.registry()
 	}
 	var e env.Env = env.NewLocal(abs)
@@ -105,5 +105,5 @@ func (c *common) newHarness(stderr io.Writer, reg shimRegistry) (*harness.Harnes
 		Environ:      os.Environ(),
 		Logger:       log,
 	})
-	return h, reg, nil
+	return h, nil
 }
