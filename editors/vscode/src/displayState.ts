@@ -41,8 +41,14 @@ function assign(c: Container, key: PathElem, value: unknown): void {
   (c as Record<string, unknown>)[String(key)] = value;
 }
 
+/** A copy of an op's value, so the state never shares objects with the ops (which are forwarded). */
+function own(v: unknown): unknown {
+  return typeof v === 'object' && v !== null ? structuredClone(v) : v;
+}
+
 /**
- * Applies one op to `state` in place and returns the (possibly new) root. A `set` with an empty
+ * Applies one op to `state` in place and returns the (possibly new) root. The op is not modified
+ * and the state keeps no reference into it. A `set` with an empty
  * path replaces the root. Throws OpError when the path does not fit.
  */
 export function applyOp(state: DisplayState, op: DisplayOp): DisplayState {
@@ -51,9 +57,9 @@ export function applyOp(state: DisplayState, op: DisplayOp): DisplayState {
     case 'set': {
       if (path.length === 0) {
         if (!isContainer(op.value)) throw new OpError('set on the root needs an object');
-        return op.value as DisplayState;
+        return own(op.value) as DisplayState;
       }
-      assign(parentOf(state, path), path[path.length - 1], op.value);
+      assign(parentOf(state, path), path[path.length - 1], own(op.value));
       return state;
     }
     case 'append': {
@@ -82,7 +88,7 @@ export function applyOp(state: DisplayState, op: DisplayOp): DisplayState {
         }
       }
       if (!Array.isArray(target)) throw new OpError(`push to a non-array at ${JSON.stringify(path)}`);
-      target.push(op.value);
+      target.push(own(op.value));
       return state;
     }
     case 'delete': {

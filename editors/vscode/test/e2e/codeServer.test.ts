@@ -73,7 +73,8 @@ describe('pi-lsp in code-server', () => {
     fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e project\n');
 
     llm = await startFakeLlm(tmp, [
-      { text: GREETING, chunkSize: 8, chunkDelayMs: 60 },
+      // ~2.5 s of streaming: the server batches display changes (250 ms debounce, 500 ms cap).
+      { text: GREETING, chunkSize: 6, chunkDelayMs: 150 },
       { toolCalls: [{ id: 'call_e2e', name: 'write', arguments: { path: 'e2e.txt', content: 'written by pi-lsp from code-server\n' } }] },
       { text: 'I wrote **e2e.txt** for you.' },
     ]);
@@ -197,7 +198,7 @@ describe('pi-lsp in code-server', () => {
     await chat.locator('.kind-user', { hasText: 'please greet me' }).waitFor({ timeout: 30000 });
     // Mid-stream: part of the answer is there, not all of it.
     await chat.locator('.kind-assistant .answer', { hasText: 'Hello from the fake model!' }).waitFor({ timeout: 30000 });
-    const partial = (await chat.locator('.kind-assistant .answer').last().textContent()) ?? '';
+    const partial = ((await chat.locator('.kind-assistant .answer').last().textContent()) ?? '').trim();
     await page.screenshot({ path: path.join(OUTPUT, 'e2e-streaming.png') });
     await chat.locator('.kind-assistant .answer', { hasText: 'a few words at a time.' }).waitFor({ timeout: 30000 });
     assert.ok(partial.length < GREETING.length, `saw a partial answer first (${partial.length} of ${GREETING.length} chars)`);

@@ -66,7 +66,8 @@ describe('extension against pi-lsp', () => {
 
   it('streams a prompt into the chat', async () => {
     const answer = 'Hello from the fake model. This answer arrives in many small pieces so that it streams.';
-    await llm.add({ text: answer, chunkSize: 6, chunkDelayMs: 15 });
+    // The server batches display changes (250 ms debounce, 500 ms cap): stream for ~1.5 s.
+    await llm.add({ text: answer, chunkSize: 4, chunkDelayMs: 70 });
     const before = view.posted.length;
     view.receive({ type: 'send', text: 'say hello', behavior: 'steer' });
     await waitFor('the answer', () => lastAssistant(api) === answer && idle(api));
@@ -74,7 +75,7 @@ describe('extension against pi-lsp', () => {
       .slice(before)
       .flatMap((m) => (m.type === 'ops' ? m.ops : []))
       .filter((o) => o.op === 'append' && o.path.includes('text'));
-    assert.ok(appends.length > 3, `text streamed as appends (got ${appends.length})`);
+    assert.ok(appends.length >= 2, `text streamed as several appends (got ${appends.length})`);
     assert.equal(view.mirrorGaps, 0, 'no version gaps in the frames forwarded to the page');
     assert.deepEqual(view.mirror, api.manager.current().display.state, 'the page sees the same state as the extension');
     const items = api.manager.current().display.state.items ?? [];
@@ -224,10 +225,23 @@ describe('extension against pi-lsp', () => {
     };
     await stub.commands.executeCommand('piLsp.resumeSession');
     assert.ok(offered.length >= 1, 'session/list offered sessions');
-    await waitFor('the old session back', () => {
-      const s = api.manager.current().display.state;
-      return s.session?.id === oldId && (s.items ?? []).some((i) => i.text === 'say hello');
-    });
+    assert.ok(
+      offered.some((i) => i.session.id === oldId),
+      `the old session is offered: ${JSON.stringify(offered)} ${JSON.stringify(stub.control.messages)}`,
+    );
+    // The old session's leaf is where the navigate test above left it (before 'say hello'), so
+    // check its whole tree rather than the current branch.
+    await waitFor('the old session back', () => api.manager.current().display.state.session?.id === oldId);
+    const tree = await api.sessionTree.refresh();
+    const previews: string[] = [];
+    const walk = (ns: Array<{ preview?: string; children?: unknown[] }>) =>
+      ns.forEach((n) => {
+        previews.push(n.preview ?? '');
+        walk((n.children ?? []) as typeof ns);
+      });
+    walk(tree?.roots ?? []);
+    assert.ok(previews.includes('say hello'), `the resumed tree holds the first prompt: ${JSON.stringify(previews)}`);
+    assert.ok(previews.includes('plan it'));
     await waitFor('the page to follow', () => view.mirror.session?.id === oldId);
   });
 

@@ -63,6 +63,20 @@ describe('applyOp', () => {
     it(`rejects ${c.name}`, () => assert.throws(() => applyOp(base(), c.op), OpError));
   }
 
+  it('leaves the ops untouched (they are forwarded after being applied)', () => {
+    const ops: DisplayOp[] = [
+      { op: 'push', path: ['items'], value: { id: 'a3', kind: 'assistant', text: 'Hel' } },
+      { op: 'append', path: ['items', 2, 'text'], value: 'lo' },
+      { op: 'set', path: ['tasks'], value: [{ id: 't', content: 'x', status: 'pending' }] },
+      { op: 'set', path: ['tasks', 0, 'status'], value: 'completed' },
+    ];
+    const before = structuredClone(ops);
+    const s = applyOps(base(), ops);
+    assert.deepEqual(ops, before);
+    assert.equal(s.items![2].text, 'Hello');
+    assert.equal(s.tasks![0].status, 'completed');
+  });
+
   it('applies ops in order', () => {
     const s = applyOps(base(), [
       { op: 'push', path: ['items'], value: { id: 'a3', kind: 'assistant', text: '' } },
