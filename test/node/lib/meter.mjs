@@ -11,7 +11,8 @@ export class FrameMeter extends Transform {
   constructor() {
     super();
     this.buf = Buffer.alloc(0);
-    this.records = []; // {method, bytes, at, version?}
+    // {method, bytes, at, version?, ops? ("op path" strings), appendBytes, hasAppend}
+    this.records = [];
     this.totalBytes = 0;
   }
 
@@ -28,14 +29,26 @@ export class FrameMeter extends Transform {
       const body = this.buf.subarray(end + SEP.length, total).toString('utf8');
       let method = '';
       let version;
+      let hasAppend = false;
+      let ops;
+      let appendBytes = 0;
       try {
         const msg = JSON.parse(body);
         method = msg.method ?? '(response)';
         version = msg.params?.version;
+        if (Array.isArray(msg.params?.ops)) {
+          ops = msg.params.ops.map((op) => `${op.op} ${op.path.join('.')}`);
+          for (const op of msg.params.ops) {
+            if (op.op === 'append') appendBytes += Buffer.byteLength(op.value);
+          }
+          hasAppend = appendBytes > 0;
+        } else if (msg.params?.state) {
+          ops = ['state'];
+        }
       } catch {
         method = '(invalid)';
       }
-      this.records.push({ method, bytes: total, at: performance.now(), version });
+      this.records.push({ method, bytes: total, at: performance.now(), version, ops, appendBytes, hasAppend });
       this.buf = this.buf.subarray(total);
     }
     cb(null, chunk);
