@@ -108,6 +108,9 @@ func (s *Session) appendEntry(ctx context.Context, typ string, li lineInfo, body
 	if s.readOnly {
 		return "", ErrReadOnly
 	}
+	if err := s.catchUp(ctx, false); err != nil {
+		return "", err
+	}
 	id := s.newID()
 	p := s.idx.leaf
 	if parentOverride != nil {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -122,6 +123,34 @@ func BenchmarkBuildContextUncompacted(b *testing.B) {
 		s.cache = msgCache{}
 		if _, err := s.BuildContext(context.Background()); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkList lists a directory of 100 sessions of 1 MB each (the
+// 100 x 10 MB figure is in scripts/bench-session.sh).
+func BenchmarkList(b *testing.B) {
+	src := benchFile(b, 1, 800_000)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	dir := DirFor(root, "/bench")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 100 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("2025-01-01T00-00-00-%03dZ_s%d.jsonl", i, i)), data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(data)) * 100)
+	b.ReportAllocs()
+	for b.Loop() {
+		l, err := List(context.Background(), root, "/bench")
+		if err != nil || len(l) != 100 {
+			b.Fatal(len(l), err)
 		}
 	}
 }

@@ -1,14 +1,10 @@
 package session
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -38,10 +34,13 @@ type Session struct {
 	idx         index
 	size        int64 // bytes in the file
 	needNL      bool  // the file does not end with a newline
+	lineNo      int   // lines read so far
+	sawHeader   bool
 	cache       msgCache
 
-	wmu      sync.Mutex // guards warnings (added to under the read lock too)
-	warnings []string
+	wmu          sync.Mutex // guards warnings (added to under the read lock too)
+	warnings     []string
+	moreWarnings int
 }
 
 // CreateOptions configures Create.
@@ -114,7 +113,7 @@ func Create(ctx context.Context, root, cwd string, opts CreateOptions) (*Session
 	}
 	return &Session{
 		path: path, f: f, lock: lk, header: h, fileVersion: CurrentVersion,
-		idx: newIndex(false), size: int64(len(hb)),
+		idx: newIndex(false), size: int64(len(hb)), lineNo: 1, sawHeader: true,
 	}, nil
 }
 
@@ -163,102 +162,12 @@ func (s *Session) openAndLoad(ctx context.Context) error {
 		return fmt.Errorf("session: open: %w", err)
 	}
 	s.f = f
-	s.warnings = nil
+	s.wmu.Lock()
+	s.warnings, s.moreWarnings = nil, 0
+	s.wmu.Unlock()
 	if err := s.load(ctx); err != nil {
 		f.Close()
 		return err
-	}
-	return nil
-}
-
-// load scans the file once, building the index.
-func (s *Session) load(ctx context.Context) error {
-	r := bufio.NewReaderSize(io.NewSectionReader(s.f, 0, math.MaxInt64), 256<<10)
-	var (
-		off       int64
-		long      []byte
-		inLong    bool
-		lineNo    int
-		sawHeader bool
-		lastNL    = true
-	)
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, chunk...)
-			inLong = true
-			continue
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("session: read %s: %w", s.path, err)
-		}
-		line := chunk
-		if inLong {
-			long = append(long, chunk...)
-			line = long
-		}
-		if len(line) > 0 {
-			lineNo++
-			lastNL = line[len(line)-1] == '\n'
-			body := bytes.TrimSuffix(line, []byte("\n"))
-			if lineNo%4096 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			if err := s.loadLine(body, off, lineNo, err == io.EOF, &sawHeader); err != nil {
-				return err
-			}
-			off += int64(len(line))
-		}
-		long, inLong = long[:0], false
-		if err == io.EOF {
-			break
-		}
-	}
-	if !sawHeader {
-		return fmt.Errorf("session: %s: empty file, not a session", s.path)
-	}
-	s.idx.finish()
-	s.size, s.needNL = off, !lastNL
-	return nil
-}
-
-// loadLine handles one line of the file during load.
-func (s *Session) loadLine(body []byte, off int64, lineNo int, last bool, sawHeader *bool) error {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil
-	}
-	if !*sawHeader {
-		h, ok := decodeHeader(body)
-		if !ok {
-			return fmt.Errorf("session: %s: line %d is not a session header", s.path, lineNo)
-		}
-		*sawHeader = true
-		s.fileVersion = h.Version
-		h.Version = max(h.Version, CurrentVersion)
-		s.header = h
-		s.idx = newIndex(s.fileVersion < 2)
-		return nil
-	}
-	li, err := scanLine(body)
-	if err != nil {
-		what := "corrupt line"
-		if last {
-			what = "torn or corrupt last line"
-		}
-		s.warn(fmt.Sprintf("%s: line %d: %s (%d bytes) skipped: %v", filepath.Base(s.path), lineNo, what, len(body), err))
-		return nil
-	}
-	if li.typ == TypeSession {
-		return nil // a repeated header (written by some pi versions): not an entry
-	}
-	if !s.idx.linear && (!li.hasID || li.id == "") {
-		s.warn(fmt.Sprintf("%s: line %d: entry without an id skipped", filepath.Base(s.path), lineNo))
-		return nil
-	}
-	if w := s.idx.add(li, body, off); w != "" {
-		s.warn(fmt.Sprintf("%s: line %d: %s", filepath.Base(s.path), lineNo, w))
 	}
 	return nil
 }
@@ -365,13 +274,24 @@ func (s *Session) LeafID() string {
 func (s *Session) Warnings() []string {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	return append([]string(nil), s.warnings...)
+	out := append([]string(nil), s.warnings...)
+	if s.moreWarnings > 0 {
+		out = append(out, fmt.Sprintf("(%d more warnings not shown)", s.moreWarnings))
+	}
+	return out
 }
+
+// maxWarnings bounds the warnings kept for a badly damaged file.
+const maxWarnings = 100
 
 // warn records a warning once.
 func (s *Session) warn(w string) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if len(s.warnings) >= maxWarnings {
+		s.moreWarnings++
+		return
+	}
 	for _, old := range s.warnings {
 		if old == w {
 			return

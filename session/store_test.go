@@ -366,3 +366,59 @@ func TestHeaderAccessors(t *testing.T) {
 		t.Errorf("empty context %+v", c)
 	}
 }
+
+// appendRaw appends bytes to a file as another process would.
+func appendRaw(t *testing.T, path, data string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExternalAppends(t *testing.T) {
+	ctx := context.Background()
+	s := mustCreate(t)
+	u1 := must[string](t)(s.AppendMessage(ctx, user("ours")))
+	viewer := mustOpen(t, s.Path(), true)
+
+	// Another writer (pi ignores our lock) appends an entry, then half of one.
+	ext := msgLine("e0000001", u1, "assistant", "theirs")
+	half := msgLine("e0000002", "e0000001", "user", "half")
+	appendRaw(t, s.Path(), ext+"\n"+half[:20])
+
+	// A viewer's Refresh takes complete lines only.
+	if err := viewer.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if viewer.EntryCount() != 2 || viewer.LeafID() != "e0000001" || len(viewer.Warnings()) != 0 {
+		t.Fatalf("viewer: %d entries, leaf %s, %v", viewer.EntryCount(), viewer.LeafID(), viewer.Warnings())
+	}
+	appendRaw(t, s.Path(), half[20:]+"\n")
+	if err := viewer.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if viewer.EntryCount() != 3 || viewer.LeafID() != "e0000002" {
+		t.Fatalf("viewer after the line completed: %d entries, leaf %s", viewer.EntryCount(), viewer.LeafID())
+	}
+	if got := contextTexts(t, viewer); !equalStrings(got, []string{"user:ours", "assistant:theirs", "user:half"}) {
+		t.Errorf("viewer context %v", got)
+	}
+
+	// The writer picks the foreign entries up before its next append.
+	id := must[string](t)(s.AppendMessage(ctx, assistant("ours again")))
+	if e := must[*Entry](t)(s.Entry(id)); e.ParentID != "e0000002" {
+		t.Errorf("appended under %s", e.ParentID)
+	}
+	if got := s.Children("e0000001"); len(got) != 1 || got[0] != "e0000002" {
+		t.Errorf("children %v", got)
+	}
+	r := mustOpen(t, s.Path(), true)
+	if r.EntryCount() != 4 || len(r.Warnings()) != 0 {
+		t.Errorf("reload %d %v", r.EntryCount(), r.Warnings())
+	}
+}

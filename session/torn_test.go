@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -90,5 +91,17 @@ func TestUndecodableEntryIsLeftOut(t *testing.T) {
 	roots := must[[]*TreeNode](t)(s.Tree(context.Background()))
 	if roots[0].Children[0].Type != "corrupt" {
 		t.Errorf("tree node %+v", roots[0].Children[0])
+	}
+}
+
+func TestManyCorruptLines(t *testing.T) {
+	lines := []string{testHeader}
+	for i := range 300 {
+		lines = append(lines, msgLine(fmt.Sprintf("cc%06d", i), "", "user", "x"), "{broken")
+	}
+	s := mustOpen(t, writeLines(t, t.TempDir(), lines...), true)
+	w := s.Warnings()
+	if s.EntryCount() != 300 || len(w) != maxWarnings+1 || !strings.Contains(w[maxWarnings], "200 more") {
+		t.Errorf("%d entries, %d warnings, last %q", s.EntryCount(), len(w), w[len(w)-1])
 	}
 }

@@ -1,0 +1,155 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+)
+
+// load indexes the whole file (called with the file freshly opened).
+func (s *Session) load(ctx context.Context) error {
+	s.lineNo, s.sawHeader, s.size, s.needNL = 0, false, 0, false
+	s.cache = msgCache{}
+	if err := s.scan(ctx, 0, false); err != nil {
+		return err
+	}
+	if !s.sawHeader {
+		return fmt.Errorf("session: %s: empty file, not a session", s.path)
+	}
+	s.idx.finish()
+	return nil
+}
+
+// catchUp indexes lines another process appended since the last scan (pi
+// does not take pi-lsp's lock). With completeOnly, a last line without its
+// newline is left for later: its writer may still be writing it.
+func (s *Session) catchUp(ctx context.Context, completeOnly bool) error {
+	st, err := s.f.Stat()
+	if err != nil {
+		return fmt.Errorf("session: stat %s: %w", s.path, err)
+	}
+	switch {
+	case st.Size() == s.size:
+		return nil
+	case st.Size() < s.size:
+		return fmt.Errorf("session: %s shrank from %d to %d bytes behind our back", s.path, s.size, st.Size())
+	}
+	first := int32(len(s.idx.recs))
+	if err := s.scan(ctx, s.size, completeOnly); err != nil {
+		return err
+	}
+	for i := first; i < int32(len(s.idx.recs)); i++ {
+		if pid, ok := s.idx.pending[i]; ok {
+			if p, ok := s.idx.byID[pid]; ok && p != i {
+				s.idx.recs[i].parent = p
+			}
+			delete(s.idx.pending, i)
+		}
+		s.idx.link(i)
+	}
+	return nil
+}
+
+// Refresh indexes entries appended to the file by another process since
+// the session was opened (for read-only viewers of a live session).
+func (s *Session) Refresh(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return s.catchUp(ctx, true)
+}
+
+// scan reads and indexes lines from byte offset from to the end of the file.
+func (s *Session) scan(ctx context.Context, from int64, completeOnly bool) error {
+	r := bufio.NewReaderSize(io.NewSectionReader(s.f, from, math.MaxInt64-from), 256<<10)
+	var (
+		off    = from
+		long   []byte
+		inLong bool
+		lastNL = !s.needNL
+	)
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, chunk...)
+			inLong = true
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("session: read %s: %w", s.path, err)
+		}
+		line := chunk
+		if inLong {
+			long = append(long, chunk...)
+			line = long
+		}
+		if len(line) > 0 {
+			complete := line[len(line)-1] == '\n'
+			if !complete && completeOnly {
+				break
+			}
+			s.lineNo++
+			lastNL = complete
+			if s.lineNo%4096 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if err := s.scanLine(bytes.TrimSuffix(line, []byte("\n")), off, err == io.EOF); err != nil {
+				return err
+			}
+			off += int64(len(line))
+		}
+		long, inLong = long[:0], false
+		if err == io.EOF {
+			break
+		}
+	}
+	s.size, s.needNL = off, !lastNL
+	return nil
+}
+
+// scanLine handles one line of the file.
+func (s *Session) scanLine(body []byte, off int64, last bool) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if !s.sawHeader {
+		h, ok := decodeHeader(body)
+		if !ok {
+			return fmt.Errorf("session: %s: line %d is not a session header", s.path, s.lineNo)
+		}
+		s.sawHeader = true
+		s.fileVersion = h.Version
+		h.Version = max(h.Version, CurrentVersion)
+		s.header = h
+		s.idx = newIndex(s.fileVersion < 2)
+		return nil
+	}
+	li, err := scanLine(body)
+	if err != nil {
+		what := "corrupt line"
+		if last {
+			what = "torn or corrupt last line"
+		}
+		s.warn(fmt.Sprintf("%s: line %d: %s (%d bytes) skipped: %v", filepath.Base(s.path), s.lineNo, what, len(body), err))
+		return nil
+	}
+	if li.typ == TypeSession {
+		return nil // a repeated header (written by some pi versions): not an entry
+	}
+	if !s.idx.linear && (!li.hasID || li.id == "") {
+		s.warn(fmt.Sprintf("%s: line %d: entry without an id skipped", filepath.Base(s.path), s.lineNo))
+		return nil
+	}
+	if w := s.idx.add(li, body, off); w != "" {
+		s.warn(fmt.Sprintf("%s: line %d: %s", filepath.Base(s.path), s.lineNo, w))
+	}
+	return nil
+}
