@@ -338,24 +338,24 @@ func closeJSON(s string) string {
 			stack = stack[:len(stack)-1]
 		}
 	}
-	var b strings.Builder
-	b.WriteString(s)
+	out := make([]byte, 0, len(s)+len(stack)+6)
+	out = append(out, s...)
 	if inString {
 		if escaped {
-			b.WriteByte('\\')
+			out = append(out, '\\')
 		}
-		b.WriteByte('"')
+		out = append(out, '"')
 	}
-	out := strings.TrimRight(b.String(), " \t\r\n")
-	// A dangling key separator or comma cannot be closed: drop it.
-	out = strings.TrimSuffix(out, ",")
-	if strings.HasSuffix(out, ":") {
-		out += "null"
+	out = bytes.TrimRight(out, " \t\r\n")
+	// A dangling comma cannot be closed: drop it; a dangling key gets null.
+	out = bytes.TrimSuffix(out, []byte(","))
+	if bytes.HasSuffix(out, []byte(":")) {
+		out = append(out, "null"...)
 	}
 	for i := len(stack) - 1; i >= 0; i-- {
-		out += string(stack[i])
+		out = append(out, stack[i])
 	}
-	return out
+	return string(out)
 }
 
 func decodeProviderError(raw json.RawMessage) error {
