@@ -5,20 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/session"
 )
 
-// branchItems converts the current branch into compaction items, with the
-// recorded tool-output trims applied.
+// branchItems converts the part of the current branch that the model's
+// context is made of into compaction items, with the recorded tool-output
+// trims applied. See contextBranch for which part that is.
 func (h *Harness) branchItems(ctx context.Context) ([]compaction.Item, error) {
 	s := h.Session()
 	if s == nil {
 		return nil, nil
 	}
-	entries, err := s.Branch("")
+	entries, err := contextBranch(ctx, s)
 	if err != nil {
 		return nil, fmt.Errorf("read branch: %w", err)
 	}
@@ -27,6 +29,47 @@ func (h *Harness) branchItems(ctx context.Context) ([]compaction.Item, error) {
 		items = append(items, entryItem(e))
 	}
 	return compaction.ApplyTrims(items, h.loadTrims(s)), nil
+}
+
+// contextBranch returns the current branch, root to leaf, cut at the start
+// of the context: when the branch has a compaction, it begins at the latest
+// compaction's first kept entry (or at the compaction itself when that entry
+// is not on the branch). Nothing before that point is in the context, nor
+// read by the compaction functions (they all start at
+// compaction's contextStart), so the result is the same as for the whole
+// branch. It walks from the leaf up the parent links and decodes only the
+// entries it returns: the work of a model call stays bounded by the window,
+// not by the length of the session (session.Branch decodes every entry,
+// which took about 0.3 s per call at turn 150 of a 3k-tokens-per-turn
+// session).
+func contextBranch(ctx context.Context, s *session.Session) ([]*session.Entry, error) {
+	var rev []*session.Entry
+	stop, seen := "", false // the latest compaction's first kept entry, once seen
+	limit := s.EntryCount()
+	for id := s.LeafID(); id != ""; {
+		if len(rev) > limit {
+			return nil, fmt.Errorf("session: parent links loop at entry %s", id)
+		}
+		if len(rev)%256 == 255 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		e, err := s.Entry(id)
+		if err != nil {
+			return nil, err
+		}
+		rev = append(rev, e)
+		if !seen && e.Type == "compaction" {
+			stop, seen = e.FirstKeptEntryID, true
+		}
+		if stop != "" && e.ID == stop {
+			break
+		}
+		id = e.ParentID
+	}
+	slices.Reverse(rev)
+	return rev, nil
 }
 
 func entryItem(e *session.Entry) compaction.Item {
