@@ -76,7 +76,7 @@ wait_for() { # text, tries
 }
 
 cd "$proj"
-tmux new-session -d -s "$session" -x 140 -y 42 "XDG_CACHE_HOME=$tmp XDG_STATE_HOME=$tmp nvim -i NONE -n -u $tmp/init.lua hello.go"
+tmux new-session -d -s "$session" -x 140 -y 50 "XDG_CACHE_HOME=$tmp XDG_STATE_HOME=$tmp nvim -i NONE -n -u $tmp/init.lua hello.go"
 wait_for 'package main'
 tmux send-keys -t "$session" ':PiChat' Enter
 wait_for 'New session'
@@ -86,8 +86,13 @@ wait_for 'Always allow tool' 150
 sleep 0.3
 tmux send-keys -t "$session" '1' Enter
 wait_for 'Hello, world!' 150
+tmux send-keys -t "$session" Escape
 sleep 0.5
-# Open the folds (thinking, tool call) in the transcript so the diff shows, then go back.
-tmux send-keys -t "$session" Escape C-w k 'zR' 'gg'
+echo "== :PiChat after the run (thinking and tool call folded; hello.go reloaded) =="
+screen
+# Open the folds in the transcript so the diff shows.
+tmux send-keys -t "$session" C-w k 'zR' 'gg'
 sleep 0.5
+echo
+echo "== the same transcript with the folds opened (zR) =="
 screen

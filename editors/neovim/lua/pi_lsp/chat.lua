@@ -61,6 +61,11 @@ function M.render_view(view)
     end
   end
   util.set_lines(buf, vim.list_slice(lines, first, sn), first - 1, so)
+  if vim.api.nvim_get_mode().mode:match('^[iR]') then
+    -- Vim does not update folds while in Insert mode (typing in the input): redo them on
+    -- InsertLeave.
+    view.folds_stale = true
+  end
   for _, win in ipairs(follow) do
     pcall(vim.api.nvim_win_set_cursor, win, { #lines, 0 })
   end
@@ -179,6 +184,7 @@ local function set_chat_win_options(win)
   vim.wo[win].foldtext = "v:lua.require'pi_lsp.chat'.foldtext()"
   vim.wo[win].foldlevel = 0
   vim.wo[win].foldenable = true
+  vim.wo[win].fillchars = 'fold: ,eob: '
 end
 
 local function find_win(buf)
@@ -249,6 +255,26 @@ local function open_windows(view, cfg)
   pcall(vim.api.nvim_win_set_cursor, twin, { last, 0 })
   return twin, iwin
 end
+
+-- Recomputes the folds of transcripts changed during Insert mode. Setting 'foldmethod' marks
+-- the window's folds invalid; open or closed folds that still exist keep their state.
+local function refresh_stale_folds()
+  for _, view in pairs(views) do
+    if view.folds_stale and buf_valid(view.tbuf) then
+      view.folds_stale = false
+      for _, win in ipairs(vim.api.nvim_list_wins()) do
+        if vim.api.nvim_win_get_buf(win) == view.tbuf then
+          vim.wo[win].foldmethod = 'expr'
+        end
+      end
+    end
+  end
+end
+
+vim.api.nvim_create_autocmd('InsertLeave', {
+  group = vim.api.nvim_create_augroup('pi_lsp_chat', { clear = true }),
+  callback = refresh_stale_folds,
+})
 
 --- Opens (or focuses) the chat of `client` and returns its view.
 function M.open(client)

@@ -77,13 +77,17 @@ function M.check()
         end
       end
       if current_ok == false then
-        r.error('no credentials for the current model ' .. tostring(models.current), {
-          'Set the API key environment variable named in models.json',
+        r.error('auth: no credentials for the current model ' .. tostring(models.current), {
+          'Set the API key environment variable of its provider (see models.json)',
         })
-      elseif #missing > 0 then
-        r.warn('no credentials for: ' .. table.concat(missing, ', '))
+      elseif current_ok == true then
+        r.ok('auth: credentials found for ' .. tostring(models.current))
       else
-        r.ok('auth: every model has credentials')
+        r.warn('auth: no current model; pick one with :PiModel or setup{ model = ... }')
+      end
+      if #missing > 0 then
+        local shown = vim.list_slice(missing, 1, 5)
+        r.info(string.format('%d other model(s) without credentials: %s%s', #missing, table.concat(shown, ', '), #missing > 5 and ', ...' or ''))
       end
     end
   end

@@ -38,13 +38,35 @@ function M.client()
   local c = clients.get(cwd, false)
   if not c then
     c = clients.get(cwd, true, M.config())
+    local edits = nil
     c:subscribe(function(event)
       if event == 'state' or event == 'status' or event == 'progress' then
         pcall(vim.cmd, 'redrawstatus!')
       end
+      if event == 'state' then
+        -- Reload buffers whose files the agent changed ('autoread' decides how).
+        local n = M.edit_count(c:display())
+        if edits ~= nil and n > edits then
+          pcall(vim.cmd, 'silent! checktime')
+        end
+        edits = n
+      end
     end)
   end
   return c
+end
+
+--- How many finished tool calls changed a file (a diff or a path), for reloading buffers.
+function M.edit_count(st)
+  local n = 0
+  for _, it in ipairs(type(st) == 'table' and type(st.items) == 'table' and st.items or {}) do
+    if type(it) == 'table' and it.kind == 'tool' and it.status == 'done' then
+      if (type(it.diff) == 'string' and it.diff ~= '') or (type(it.path) == 'string' and it.path ~= '') then
+        n = n + 1
+      end
+    end
+  end
+  return n
 end
 
 --- Statusline component: "pi · model · mode · running · ctx 12%".

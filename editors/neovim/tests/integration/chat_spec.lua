@@ -84,3 +84,29 @@ t.test('slash commands complete from commands/list', function()
     return m.word
   end, complete.omnifunc(0, '/re')))
 end)
+
+t.test('tool calls are folded even when the answer streamed during Insert mode', function()
+  local c = H.start(t, { { text = 'ok', toolCalls = { { id = 'l1', name = 'ls', arguments = { path = '.' } } }, chunkDelayMs = 20 }, { text = 'done' } })
+  local view = require('pi_lsp').chat()
+  local twin = H.win_of(view.tbuf)
+  vim.api.nvim_set_current_win(H.win_of(view.ibuf))
+  vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { 'list' })
+  local in_insert
+  local timer = vim.loop.new_timer()
+  timer:start(50, 50, vim.schedule_wrap(function()
+    local a = H.items(c, 'assistant')
+    if H.idle(c) and a[#a] and a[#a].text == 'done' then
+      timer:stop()
+      timer:close()
+      in_insert = vim.api.nvim_get_mode().mode
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<Esc>', true, false, true), 'n', false)
+    end
+  end))
+  vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('A<CR>', true, false, true), 'mx!', false)
+  t.eq('i', in_insert)
+  local lines = H.transcript(c)
+  local h = t.has(lines, '**ls**')
+  vim.api.nvim_win_call(twin, function()
+    t.eq(h, vim.fn.foldclosed(h), 'tool call folded')
+  end)
+end)
