@@ -21,7 +21,8 @@ const maxJSONAnswer = 32 << 20
 // attempt sends the request once and folds its stream into p. It returns
 // nil when the stream completed ([DONE] or a finish reason, then EOF), or
 // why it did not. onOpen runs when a 2xx answer arrived. The attempt is
-// bounded by ctx and by the idle timer, which restarts on every event.
+// bounded by ctx and by the idle timer, which restarts whenever bytes
+// arrive.
 func (c *Client) attempt(ctx context.Context, oa *openai.Client, params openai.ChatCompletionNewParams, p *parser, onOpen func()) *failure {
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -60,14 +61,15 @@ func (c *Client) attempt(ctx context.Context, oa *openai.Client, params openai.C
 
 	// A server that ignored "stream": true answers with one JSON object;
 	// an event stream starts with a field name or a comment instead.
-	br := bufio.NewReader(resp.Body)
+	// Any bytes, SSE comments (keep-alives) included, restart the idle
+	// timer.
+	br := bufio.NewReader(idleReader{resp.Body, idle, c.idle})
 	if first, err := firstByte(br); err == nil && first == '{' {
 		return c.readJSONAnswer(br, p, classify)
 	}
 	resp.Body = readCloser{br, resp.Body}
 	dec := ssestream.NewDecoder(resp)
 	for dec.Next() {
-		idle.Reset(c.idle)
 		if err := p.handle(dec.Event().Data); err != nil {
 			return streamFailure(err, c.idle)
 		}
@@ -119,4 +121,19 @@ func firstByte(br *bufio.Reader) (byte, error) {
 			return b, br.UnreadByte()
 		}
 	}
+}
+
+// idleReader restarts the idle timer whenever a read returns data.
+type idleReader struct {
+	r io.Reader
+	t *time.Timer
+	d time.Duration
+}
+
+func (ir idleReader) Read(p []byte) (int, error) {
+	n, err := ir.r.Read(p)
+	if n > 0 {
+		ir.t.Reset(ir.d)
+	}
+	return n, err
 }

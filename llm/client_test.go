@@ -349,3 +349,26 @@ func TestUnusableModels(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepAliveCommentsHoldTheIdleTimer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		f := w.(http.Flusher)
+		for range 10 { // 300 ms of keep-alives, three times the idle timeout
+			fmt.Fprint(w, ": OPENROUTER PROCESSING\n\n")
+			f.Flush()
+			time.Sleep(30 * time.Millisecond)
+		}
+		fmt.Fprint(w, "data: {\"choices\":[{\"delta\":{\"content\":\"thought long\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	defer srv.Close()
+	var rec recorder
+	m := llm.Model{ID: "m", Provider: "p", BaseURL: srv.URL}
+	msg := fastClient(llm.ClientOptions{IdleTimeout: 100 * time.Millisecond}).Stream(context.Background(), userRequest(m, "hi"), rec.emit)
+	if msg.Text() != "thought long" || msg.StopReason != llm.StopStop {
+		t.Fatalf("got %q %q %q", msg.Text(), msg.StopReason, msg.ErrorMessage)
+	}
+	if got := rec.kinds(); !reflect.DeepEqual(got, []string{"start", "text_delta@0"}) {
+		t.Fatalf("events %v", got)
+	}
+}
