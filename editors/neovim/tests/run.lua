@@ -127,6 +127,7 @@ for _, tc in ipairs(tests) do
   if filter and filter ~= '' and not tc.name:find(filter) then
     skipped = skipped + 1
   else
+    t.messages = {}
     local t0 = vim.loop.hrtime()
     local ok, err = xpcall(tc.fn, debug.traceback)
     for i = #cleanups, 1, -1 do

@@ -110,3 +110,48 @@ t.test('tool calls are folded even when the answer streamed during Insert mode',
     t.eq(h, vim.fn.foldclosed(h), 'tool call folded')
   end)
 end)
+
+t.test('<CR> during a run steers it: the message reaches the next model call', function()
+  local c = H.start(t, {
+    { text = 'Looking at the files first, one moment please.', toolCalls = { { id = 'l1', name = 'ls', arguments = { path = '.' } } }, chunkDelayMs = 80, chunkSize = 4 },
+    { match = 'use the other API', text = 'steered answer' },
+    { text = 'answer without the steer' },
+  })
+  local view = require('pi_lsp').chat('look around')
+  t.wait(function()
+    local a = H.items(c, 'assistant')
+    return a[1] and #(a[1].text or '') > 0
+  end, 10000, 'streaming started')
+  vim.api.nvim_set_current_win(H.win_of(view.ibuf))
+  vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { 'use the other API' })
+  t.keys('<CR>')
+  H.wait_answer(t, c, 'steered answer', 20000)
+  t.eq({ 'look around', 'use the other API' }, vim.tbl_map(function(i)
+    return i.text
+  end, H.items(c, 'user')))
+end)
+
+t.test(':PiCompact compacts the context', function()
+  -- About 30k tokens in the first turn, more than the 20k kept verbatim.
+  local long = string.rep('A long first answer with many words. ', 3200)
+  local c = H.start(t, {
+    { text = long, chunkSize = 8000 },
+    { text = 'short second answer' },
+    { text = '## Goal\nSummary of the conversation so far.' },
+  })
+  require('pi_lsp').chat('first')
+  H.wait_answer(t, c, long)
+  require('pi_lsp.chat').prompt(c, 'second')
+  H.wait_answer(t, c, 'short second answer')
+  vim.cmd('PiCompact keep the goal')
+  t.wait(function()
+    return t.notified('compacted (') or t.notified('compaction/run:')
+  end, 15000, 'compaction finished')
+  local i = t.notified('compaction/run:')
+  t.ok(not i, i and t.messages[i].msg)
+  t.wait(function()
+    return #H.items(c, 'summary') > 0
+  end, 5000, 'summary shown in the chat')
+  t.has(H.transcript(c), '### Summary')
+  t.eq(nil, c.progress, 'progress ended')
+end)
