@@ -21,7 +21,7 @@ M.notify = notify
 
 --- Normalises a directory path (absolute, no trailing slash).
 function M.normalize(cwd)
-  cwd = vim.fn.fnamemodify(cwd or vim.loop.cwd(), ':p')
+  cwd = vim.fn.fnamemodify(cwd or (vim.uv or vim.loop).cwd(), ':p')
   if #cwd > 1 then
     cwd = cwd:gsub('/$', '')
   end
@@ -433,7 +433,7 @@ function Client:on_exit(code, signal)
     self:emit('status')
     return
   end
-  local now = vim.loop.now()
+  local now = (vim.uv or vim.loop).now()
   local r = self.cfg.restart or {}
   local recent = {}
   for _, t in ipairs(self.crashes) do

@@ -38,7 +38,7 @@ function M.check()
   r.ok('binary: ' .. path)
 
   local clients = require('pi_lsp.client')
-  local cwd = clients.normalize(vim.loop.cwd())
+  local cwd = clients.normalize((vim.uv or vim.loop).cwd())
   local c = clients.get(cwd, false)
   local temporary = false
   if not c or not c.ready then

@@ -28,7 +28,7 @@ local function buffer_cwd()
   if ok and type(cwd) == 'string' then
     return cwd
   end
-  return vim.loop.cwd()
+  return (vim.uv or vim.loop).cwd()
 end
 
 --- The client of the current directory (or of the chat buffer you are in), started on demand.

@@ -172,7 +172,8 @@ function M.render(state, opts)
         end
       elseif kind == 'summary' then
         blank()
-        add('### Summary', '>1')
+        local sk = item.summaryKind
+        add(present(sk) and ('### Summary (' .. tostring(sk) .. ')') or '### Summary', '>1')
         add_block(split(item.text or item.summary), '1')
       elseif kind == 'error' then
         blank()
@@ -218,10 +219,12 @@ function M.render(state, opts)
   end
   if type(state.retry) == 'table' then
     local r = state.retry
-    footer[#footer + 1] = string.format('_Retrying (attempt %s)..._ %s', tostring(r.attempt or '?'), tostring(r.message or r.error or ''))
+    local delay = type(r.delayMs) == 'number' and string.format(' in %.1f s', r.delayMs / 1000) or ''
+    footer[#footer + 1] = string.format('_Retrying (attempt %s)%s..._ %s', tostring(r.attempt or '?'), delay, tostring(r.error or r.message or ''))
   end
   if type(state.compaction) == 'table' then
-    footer[#footer + 1] = '_Compacting context..._'
+    local reason = present(state.compaction.reason) and (' (' .. tostring(state.compaction.reason) .. ')') or ''
+    footer[#footer + 1] = '_Compacting context' .. reason .. '..._'
   end
   if state.status == 'running' or (state.phase and state.phase ~= 'idle' and state.phase ~= vim.NIL) then
     footer[#footer + 1] = '_Working (' .. tostring(state.phase or state.status) .. ')..._ <C-c> aborts'

@@ -91,8 +91,13 @@ t.test('footer: pending approval, queue, errors and the running state', function
     items = { { kind = 'user', text = 'go' } },
     queue = { steering = { 'use the other API' }, followUp = { { text = 'then test' } } },
     pending = { approval = { toolName = 'write', display = 'write a.txt (1 lines)' } },
-    errors = { { message = 'boom' } },
+    errors = { { message = 'boom' }, 'plain error' },
+    retry = { attempt = 2, delayMs = 1500, error = '429 Too Many Requests' },
+    compaction = { reason = 'threshold' },
   })
+  t.has(lines, '**Error:** plain error')
+  t.has(lines, '_Retrying (attempt 2) in 1.5 s..._ 429 Too Many Requests')
+  t.has(lines, '_Compacting context (threshold)..._')
   t.has(lines, '---')
   t.has(lines, '_Queued (steer):_ use the other API')
   t.has(lines, '_Queued (follow-up):_ then test')
@@ -105,13 +110,13 @@ t.test('other item kinds', function()
   local lines = render.render({
     items = {
       { kind = 'bash', command = 'ls', output = 'a\nb', exitCode = 2 },
-      { kind = 'summary', text = 'We did things' },
+      { kind = 'summary', text = 'We did things', summaryKind = 'branch' },
       { kind = 'error', text = 'rate limited' },
       { kind = 'info', text = 'model changed' },
     },
   })
   t.has(lines, '$ ls  (exit 2)')
-  t.has(lines, '### Summary')
+  t.has(lines, '### Summary (branch)')
   t.has(lines, '> **Error:** rate limited')
   t.has(lines, '> model changed')
 end)
