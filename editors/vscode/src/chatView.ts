@@ -66,8 +66,18 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       agent.onDidChangeStatus((s) => this.post({ type: 'server', status: s.status, message: s.message })),
       agent.onDidChangeSkills(() => void this.sendCommands()),
     ];
-    this.postSnapshot();
+    this.post({ type: 'server', status: agent.status });
     this.post({ type: 'pending', items: agent.pending });
+    if (agent.display.synced) {
+      this.postSnapshot();
+    } else if (this.view) {
+      // Another folder's server: clear the page, and start that server (the view is in use).
+      this.post({ type: 'snapshot', version: 0, state: {} });
+      void agent
+        .ensureStarted()
+        .then(() => this.resync())
+        .catch((e) => this.post({ type: 'error', message: describeError(e) }));
+    }
   }
 
   private post(m: ToWebview): void {

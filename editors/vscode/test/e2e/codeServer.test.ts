@@ -218,7 +218,10 @@ describe('pi-lsp in code-server', () => {
     assert.equal(fs.readFileSync(target, 'utf8'), 'written by pi-lsp from code-server\n');
     await chat.locator('.kind-assistant .answer', { hasText: 'I wrote e2e.txt for you.' }).waitFor({ timeout: 30000 });
     await chat.locator('.kind-tool summary').first().click();
-    await chat.locator('.kind-tool .diff .add').first().waitFor({ timeout: 10000 }).catch(() => undefined);
+    await chat.locator('.kind-tool .diff .add').first().waitFor({ timeout: 10000 });
+    await chat.locator('#transcript').evaluate((t) => (t.scrollTop = t.scrollHeight));
+    // the Session tree refreshes shortly after the run ends
+    await page.locator('.monaco-list-row', { hasText: 'I wrote' }).first().waitFor({ timeout: 10000 }).catch(() => undefined);
     await page.screenshot({ path: path.join(OUTPUT, 'e2e-workbench.png') });
   });
 
