@@ -34,13 +34,12 @@ type ClientOptions struct {
 // Client streams Chat Completions from any OpenAI-compatible server. It
 // implements Streamer and is safe for concurrent use.
 type Client struct {
-	http         *http.Client
-	idle         time.Duration
-	maxRetries   int
-	baseDelay    time.Duration
-	maxDelay     time.Duration
-	now          func() time.Time
-	afterAttempt func() // test hook, nil in production
+	http       *http.Client
+	idle       time.Duration
+	maxRetries int
+	baseDelay  time.Duration
+	maxDelay   time.Duration
+	now        func() time.Time
 }
 
 var _ Streamer = (*Client)(nil)
@@ -122,9 +121,6 @@ func (c *Client) Stream(ctx context.Context, req Request, emit func(Event)) Mess
 			}
 		}
 		f := c.attempt(ctx, &oa, params, p, onOpen)
-		if c.afterAttempt != nil {
-			c.afterAttempt()
-		}
 		if f == nil {
 			p.finishToolCalls()
 			msg.StopReason, msg.ErrorMessage = p.stopReason()
@@ -143,7 +139,7 @@ func (c *Client) Stream(ctx context.Context, req Request, emit func(Event)) Mess
 		if attempt >= c.maxRetries {
 			return fail(StopError, fmt.Sprintf("%s%s (gave up after %d retries)", where, f.msg, c.maxRetries))
 		}
-		delay := min(c.baseDelay<<attempt, c.maxDelay)
+		delay := c.backoff(attempt)
 		if f.retryAfter > 0 {
 			if f.retryAfter > c.maxDelay {
 				return fail(StopError, fmt.Sprintf("%s%s (the server asks to wait %s, more than the %s limit)",
@@ -175,6 +171,19 @@ func (c *Client) requestOptions(m Model) []option.RequestOption {
 		opts = append(opts, option.WithHeader(k, v))
 	}
 	return opts
+}
+
+// backoff is the delay before retry attempt+1: the base delay doubled per
+// earlier retry, capped at the maximum.
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.baseDelay
+	for range attempt {
+		if d >= c.maxDelay {
+			break
+		}
+		d *= 2
+	}
+	return min(d, c.maxDelay)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {
