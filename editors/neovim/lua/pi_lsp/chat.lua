@@ -164,6 +164,25 @@ local function setup_input(view, buf)
     M.abort(view.client)
   end, 'Abort the run')
   if view.client.cfg.chat.auto_complete ~= false then
+    -- The menu opens while typing: it must neither insert nor select a match by itself.
+    -- 'completeopt' is global before 0.10, so it is swapped while Insert mode is in here.
+    local saved_cot
+    vim.api.nvim_create_autocmd('InsertEnter', {
+      buffer = buf,
+      callback = function()
+        saved_cot = vim.o.completeopt
+        vim.o.completeopt = 'menuone,noselect'
+      end,
+    })
+    vim.api.nvim_create_autocmd({ 'InsertLeave', 'BufLeave' }, {
+      buffer = buf,
+      callback = function()
+        if saved_cot then
+          vim.o.completeopt = saved_cot
+          saved_cot = nil
+        end
+      end,
+    })
     vim.api.nvim_create_autocmd('TextChangedI', {
       buffer = buf,
       callback = function()

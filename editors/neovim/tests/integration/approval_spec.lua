@@ -114,3 +114,17 @@ t.test('ask_user and submit_plan are answered from the editor', function()
   local tools = H.items(c, 'tool')
   t.ok(tools[1].output:find('postgres', 1, true), 'answer not in the tool output: ' .. tostring(tools[1].output))
 end)
+
+t.test('the server reads unsaved buffers through fs/readTextFile', function()
+  local c, proj = H.start(t, {
+    { toolCalls = { { id = 'r1', name = 'read', arguments = vim.json.encode({ path = 'notes.txt' }) } } },
+    { text = 'Read it.' },
+  }, { files = { ['notes.txt'] = 'saved text\n' } })
+  vim.cmd('edit ' .. vim.fn.fnameescape(proj .. '/notes.txt'))
+  vim.api.nvim_buf_set_lines(0, 0, -1, false, { 'unsaved text in the editor' })
+  require('pi_lsp').chat('read notes.txt')
+  H.wait_answer(t, c, 'Read it.')
+  local out = H.items(c, 'tool')[1].output
+  t.ok(out:find('unsaved text in the editor', 1, true), 'tool output: ' .. out)
+  t.eq('saved text\n', H.read(proj .. '/notes.txt'))
+end)

@@ -83,6 +83,29 @@ t.test('slash commands complete from commands/list', function()
   t.eq({ '/review' }, vim.tbl_map(function(m)
     return m.word
   end, complete.omnifunc(0, '/re')))
+
+  -- Typing '/' at the start of the input opens the menu by itself.
+  vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { '' })
+  local menu
+  local timer = vim.loop.new_timer()
+  timer:start(30, 30, vim.schedule_wrap(function()
+    if vim.fn.pumvisible() == 1 then
+      timer:stop()
+      timer:close()
+      menu = vim.fn.complete_info({ 'items' }).items
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<C-e><Esc>', true, false, true), 'n', false)
+    end
+  end))
+  vim.defer_fn(function()
+    if menu == nil then
+      vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<Esc>', true, false, true), 'n', false)
+    end
+  end, 3000)
+  vim.api.nvim_feedkeys('i/sk', 'mx!', false)
+  t.ok(menu, 'no completion menu while typing /sk')
+  t.eq({ '/skill:hello' }, vim.tbl_map(function(m)
+    return m.word
+  end, menu))
 end)
 
 t.test('tool calls are folded even when the answer streamed during Insert mode', function()
