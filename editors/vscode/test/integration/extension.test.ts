@@ -13,6 +13,15 @@ import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm,
 
 type TreeProvider<T> = { getChildren(e?: T): T[] | Promise<T[]>; getTreeItem(e: T): { label: string; description?: string; contextValue?: string } };
 
+/** Every element of a tree view, depth first. */
+async function collect<T>(tree: TreeProvider<T>, parent?: T): Promise<T[]> {
+  const out: T[] = [];
+  for (const e of await tree.getChildren(parent)) {
+    out.push(e, ...(await collect(tree, e)));
+  }
+  return out;
+}
+
 function lastAssistant(api: PiLspApi): string {
   const items = api.manager.current().display.state.items ?? [];
   const a = [...items].reverse().find((i) => i.kind === 'assistant');
@@ -231,6 +240,22 @@ describe('extension against pi-lsp', () => {
     const relabeled = (await tree.getChildren()).find((e) => e.kind === 'entry' && first.kind === 'entry' && e.node.id === first.node.id)!;
     assert.match(tree.getTreeItem(relabeled).description ?? '', /checkpoint/);
 
+    // Navigate with a summary to the 'and this' prompt: what follows it is summarized.
+    const all = (await collect(tree)).filter((e): e is Extract<SessionElement, { kind: 'entry' }> => e.kind === 'entry');
+    const andThis = all.find((e) => e.node.preview === 'and this');
+    assert.ok(andThis, 'the tree holds the later prompt');
+    await llm.add({ text: 'The user asked for a compaction after this point.' });
+    stub.control.inputBox = () => '';
+    const sumText = view.posted.length;
+    await stub.commands.executeCommand('piLsp.tree.navigateSummarize', andThis);
+    assert.deepEqual(
+      await waitFor('the prompt back in the input', () => view.posted.slice(sumText).find((m) => m.type === 'editorText')),
+      { type: 'editorText', text: 'and this' },
+    );
+    await waitFor('a branch summary in the chat', () =>
+      (api.manager.current().display.state.items ?? []).some((i) => i.kind === 'summary' && /compaction after this point/.test(i.text ?? '')),
+    );
+
     const n = view.posted.length;
     await stub.commands.executeCommand('piLsp.tree.navigate', relabeled);
     const text = await waitFor('the navigated prompt in the input', () => view.posted.slice(n).find((m) => m.type === 'editorText'));
@@ -289,6 +314,28 @@ describe('extension against pi-lsp', () => {
     await waitFor('the page to follow', () => view.mirror.session?.id === oldId);
   });
 
+  it('runs one server per workspace folder', async () => {
+    const first = api.manager.current();
+    const other = path.join(ws.dir, 'other');
+    fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(path.join(other, 'main.go'), 'package main\n');
+    stub.control.folders.push({ uri: stub.Uri.file(other), name: 'other', index: 1 });
+    stub.setActiveEditor(path.join(other, 'main.go'));
+    try {
+      const second = api.manager.current();
+      assert.notEqual(second, first);
+      await waitFor('the second server', () => second.status === 'ready' && second.display.synced, 30000);
+      const pid = (a: unknown) => (a as { client?: { pid?: number } }).client?.pid;
+      assert.notEqual(pid(second), pid(first));
+      assert.equal(second.display.state.session?.cwd, other);
+      await waitFor('the page to show the other folder', () => view.mirror.session?.cwd === other);
+    } finally {
+      stub.setActiveEditor(path.join(ws.folder, 'README.md'));
+    }
+    assert.equal(api.manager.current(), first);
+    await waitFor('the page to come back', () => view.mirror.session?.cwd === ws.folder);
+  });
+
   it('restarts a crashed server and keeps the session', async () => {
     const agent = api.manager.current();
     const sessionPath = agent.display.state.session?.path;
@@ -299,5 +346,23 @@ describe('extension against pi-lsp', () => {
     await waitFor('the restart', () => agent.status === 'ready' && (agent as unknown as { client?: { pid?: number } }).client?.pid !== pid, 30000);
     await waitFor('the same session', () => agent.display.state.session?.path === sessionPath);
     assert.ok(stub.control.output.join('').includes('exited'), 'the exit is in the Output channel');
+  });
+
+  it('forks a new session before a user message', async () => {
+    const tree = stub.control.treeProviders.get('piLsp.sessionTree') as TreeProvider<SessionElement>;
+    await api.sessionTree.refresh();
+    const before = api.manager.current().display.state.session?.id;
+    const entry = (await collect(tree)).find((e) => e.kind === 'entry' && e.node.preview === 'write hello.txt');
+    assert.ok(entry, 'the tree holds the prompt to fork from');
+    const n = view.posted.length;
+    await stub.commands.executeCommand('piLsp.tree.fork', entry);
+    assert.deepEqual(
+      await waitFor('the prompt in the input', () => view.posted.slice(n).find((m) => m.type === 'editorText')),
+      { type: 'editorText', text: 'write hello.txt' },
+    );
+    await waitFor('the forked session', () => {
+      const s = api.manager.current().display.state;
+      return s.session?.id !== before && (s.items ?? []).some((i) => i.text === 'say hello') && !(s.items ?? []).some((i) => i.text === 'write hello.txt');
+    });
   });
 });

@@ -251,3 +251,10 @@ export const env = {
 export function fireConfigChange(section: string): void {
   configEmitter.fire({ affectsConfiguration: (s: string) => s === section || section.startsWith(`${s}.`) });
 }
+
+/** Makes a file the active editor's document (undefined: no editor) and fires the event. */
+export function setActiveEditor(fsPath: string | undefined): void {
+  const ed = fsPath ? { document: { uri: Uri.file(fsPath) } } : undefined;
+  window.activeTextEditor = ed;
+  activeEditorEmitter.fire(ed);
+}
