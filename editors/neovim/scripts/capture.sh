@@ -84,6 +84,9 @@ tmux send-keys -t "$session" 'i' 'Add a greet function and use it in main' Enter
 # The approval comes through vim.ui.select (here Neovim's default, inputlist()).
 wait_for 'Always allow tool' 150
 sleep 0.3
+echo "== the approval prompt (vim.ui.select; here Neovim's default) =="
+screen
+echo
 tmux send-keys -t "$session" '1' Enter
 wait_for 'Hello, world!' 150
 tmux send-keys -t "$session" Escape
