@@ -1,6 +1,7 @@
 package display
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -214,6 +215,9 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		r.pendingEvent(ev)
 		return true
 	case harness.EvTasks:
+		if slices.Equal(r.st.Tasks, ev.Tasks) {
+			break
+		}
 		r.st.Tasks = append(make([]harness.Task, 0, len(ev.Tasks)), ev.Tasks...)
 		r.set(path("tasks"), r.st.Tasks)
 	case harness.EvQueueUpdate:
@@ -312,12 +316,37 @@ func (r *Reducer) compactionEnd(ev harness.Event) {
 	r.setTokens(ev.Tokens)
 }
 
+// setTokens sends only the counters that changed: a usage update during a
+// run costs a few bytes, not the whole object.
 func (r *Reducer) setTokens(t *harness.Tokens) {
 	if t == nil || *t == r.st.Tokens {
 		return
 	}
+	old := r.st.Tokens
 	r.st.Tokens = *t
-	r.set(path("tokens"), *t)
+	type change struct {
+		name     string
+		old, new int
+	}
+	var changed []change
+	for _, f := range []change{
+		{"input", old.Input, t.Input}, {"output", old.Output, t.Output},
+		{"cacheRead", old.CacheRead, t.CacheRead}, {"cacheWrite", old.CacheWrite, t.CacheWrite},
+		{"total", old.Total, t.Total}, {"contextTokens", old.ContextTokens, t.ContextTokens},
+		{"contextWindow", old.ContextWindow, t.ContextWindow}, {"reserveTokens", old.ReserveTokens, t.ReserveTokens},
+		{"keepRecentTokens", old.KeepRecent, t.KeepRecent}, {"compactions", old.Compactions, t.Compactions},
+	} {
+		if f.old != f.new {
+			changed = append(changed, f)
+		}
+	}
+	if len(changed) > 3 { // the whole object is smaller than many paths
+		r.set(path("tokens"), *t)
+		return
+	}
+	for _, f := range changed {
+		r.set(path("tokens", f.name), f.new)
+	}
 }
 
 func (r *Reducer) addError(msg string) {

@@ -126,7 +126,14 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	unsub := h.Subscribe(func(ev harness.Event) {
 		switch ev.Type {
 		case harness.EvSession:
-			r.Reset(sessionInfo(h), display.ItemsFromMessages(h.DisplayHistory(context.Background())))
+			history := display.ItemsFromMessages(h.DisplayHistory(context.Background()))
+			if len(history) == 0 && r.State().Session.ID == "" && len(r.State().Items) == 0 {
+				// The first prompt created the session: nothing to replace,
+				// so an op is enough (no full state on the wire).
+				r.SetSession(sessionInfo(h))
+				return
+			}
+			r.Reset(sessionInfo(h), history)
 			return
 		case harness.EvMode:
 			r.Apply(ev)
