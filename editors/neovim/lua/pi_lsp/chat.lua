@@ -112,8 +112,9 @@ function M.prompt(client, text, behavior, cb)
   client:request('agent/prompt', { text = text, streamingBehavior = behavior or 'steer' }, function(err, result)
     if err then
       local msg = err.message or vim.inspect(err)
-      if type(err.data) == 'table' and err.data.hint then
-        msg = msg .. ' — ' .. tostring(err.data.hint)
+      local hint = type(err.data) == 'table' and err.data.hint
+      if type(hint) == 'string' and not msg:find(hint, 1, true) then
+        msg = msg .. ' — ' .. hint
       end
       vim.notify('pi-lsp: ' .. msg, vim.log.levels.ERROR)
     end

@@ -6,8 +6,9 @@ M.thinking_levels = { 'off', 'low', 'medium', 'high', 'xhigh' }
 
 local function report(what, err)
   local msg = err.message or vim.inspect(err)
-  if type(err.data) == 'table' and err.data.hint then
-    msg = msg .. ' — ' .. tostring(err.data.hint)
+  local hint = type(err.data) == 'table' and err.data.hint
+  if type(hint) == 'string' and not msg:find(hint, 1, true) then
+    msg = msg .. ' — ' .. hint
   end
   vim.notify('pi-lsp: ' .. what .. ': ' .. msg, vim.log.levels.ERROR)
 end

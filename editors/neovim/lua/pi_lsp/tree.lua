@@ -60,6 +60,8 @@ function M.open(client)
       view.tree, view.ids, view.nodes = tree, ids, index_nodes(tree.roots, {})
       util.set_lines(buf, lines)
       if vim.api.nvim_win_is_valid(win) then
+        local max = math.max(3, math.floor(vim.o.lines * 0.6))
+        pcall(vim.api.nvim_win_set_height, win, math.max(3, math.min(#lines, max)))
         for i, id in ipairs(ids) do
           if id ~= '' and id == tree.leafId then
             pcall(vim.api.nvim_win_set_cursor, win, { i, 0 })

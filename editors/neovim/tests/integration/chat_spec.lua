@@ -178,3 +178,27 @@ t.test(':PiCompact compacts the context', function()
   t.has(H.transcript(c), '### Summary')
   t.eq(nil, c.progress, 'progress ended')
 end)
+
+t.test('without a usable model the prompt fails with the hint and the input is kept', function()
+  local c, proj = H.start(t, { { text = 'never' } }, { setup = { model = 'fake/no-such-model' } })
+  local empty = proj .. '/../empty-models.json'
+  H.write(empty, '{"providers": {}}')
+  require('pi_lsp').setup({ cmd = c.cfg.cmd, env = { PI_LSP_MODELS = empty, PI_LSP_SESSIONS = c.cfg.env.PI_LSP_SESSIONS, HOME = c.cfg.env.HOME, OPENAI_API_KEY = '', OPENROUTER_API_KEY = '', DEEPSEEK_API_KEY = '', GROQ_API_KEY = '', GEMINI_API_KEY = '' } })
+  c.cfg = require('pi_lsp').config()
+  c:restart()
+  t.wait(function()
+    return c.ready and c:display() ~= nil
+  end, 10000, 'restarted without models')
+  local view = require('pi_lsp').chat()
+  vim.api.nvim_set_current_win(H.win_of(view.ibuf))
+  vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { 'hello?' })
+  t.keys('<CR>')
+  t.wait(function()
+    return t.notified('pi-lsp: ') ~= nil
+  end, 5000, 'an error was shown')
+  local msg = t.messages[t.notified('pi-lsp: ')].msg
+  t.ok(msg:find('no usable model', 1, true) and msg:find('configure a model', 1, true), 'no hint in: ' .. msg)
+  t.wait(function()
+    return vim.api.nvim_buf_get_lines(view.ibuf, 0, -1, false)[1] == 'hello?'
+  end, 2000, 'the input was given back')
+end)
