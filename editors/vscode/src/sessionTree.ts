@@ -51,7 +51,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
   private lastItemCount = -1;
   private lastSession = '';
 
-  constructor(private readonly manager: AgentManager) {
+  constructor(manager: AgentManager) {
     this.sub = manager.onDidChangeCurrent((a) => this.attach(a));
     this.attach(manager.current());
   }

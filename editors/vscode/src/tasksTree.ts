@@ -17,7 +17,7 @@ export class TasksTreeProvider implements vscode.TreeDataProvider<Task>, vscode.
   private agentSub: vscode.Disposable | undefined;
   private readonly sub: vscode.Disposable;
 
-  constructor(private readonly manager: AgentManager) {
+  constructor(manager: AgentManager) {
     this.sub = manager.onDidChangeCurrent((a) => this.attach(a));
     this.attach(manager.current());
   }
