@@ -4,7 +4,7 @@
 // notifications per second while it streams. With PI_BIN set, the same
 // answer through `pi --mode rpc`, counting the bytes of its stdout events.
 //
-//   node bench/wire.mjs [--runs 3] [--chunk-size 4] [--chunk-delay-ms 7] [--json out.json]
+//   node bench/wire.mjs [--runs 5] [--chunk-size 4] [--chunk-delay-ms 7] [--json out.json]
 //
 // Env: PI_LSP_BIN (else built), FAKELLM_BIN (else built), PI_BIN (optional).
 import { spawn } from 'node:child_process';
@@ -17,7 +17,7 @@ import { startFakellm } from '../lib/fakellm.mjs';
 
 const { values: opt } = parseArgs({
   options: {
-    runs: { type: 'string', default: '3' },
+    runs: { type: 'string', default: '5' },
     'chunk-size': { type: 'string', default: '4' },
     'chunk-delay-ms': { type: 'string', default: '7' },
     words: { type: 'string', default: '200' },
@@ -59,8 +59,10 @@ async function piLspRun() {
   try {
     const s = await world.start();
     await s.initialize();
-    await s.request('session/new', {});
-    await s.display.waitFor('first frame', () => true);
+    const ns = await s.request('session/new', {});
+    // Let the frames of initialize and session/new go by: only the run counts.
+    await s.display.waitFor('the new session', (d) => d.session?.id === ns.sessionId);
+    await new Promise((r) => setTimeout(r, 600));
     const t0 = performance.now();
     await s.request('agent/prompt', { text: 'BENCH-RUN: answer at length' });
     await s.display.waitFor('answer done', (d) => d.status === 'idle' && itemsOf(d, 'assistant').at(-1)?.text === ANSWER, 30000);
@@ -161,7 +163,9 @@ console.log(`pi-lsp display/state (${RUNS} runs): bytes ${pl.map((r) => r.displa
   `median ${median(pl.map((r) => r.displayBytes))} = ${median(pl.map((r) => r.ratio)).toFixed(2)}x the answer; ` +
   `frames ${median(pl.map((r) => r.frames))} per run; ${median(pl.map((r) => r.perSecond)).toFixed(1)} notifications/s over ` +
   `${median(pl.map((r) => r.streamMs))} ms of streaming`);
-for (const f of pl[0].perFrame) {
+const mid = [...pl].sort((a, b) => a.displayBytes - b.displayBytes)[Math.floor(pl.length / 2)];
+console.log(`  frames of the median run (${mid.frames} frames, ${mid.appendedTextBytes} B of appended text):`);
+for (const f of mid.perFrame) {
   console.log(`  frame ${String(f.bytes).padStart(5)} B (text ${String(f.appendBytes).padStart(4)} B): ${f.ops.join(', ')}`);
 }
 
