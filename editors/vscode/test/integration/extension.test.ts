@@ -172,6 +172,21 @@ describe('extension against pi-lsp', () => {
     assert.equal(view.posted.slice(n).some((x) => x.type === 'error'), false, JSON.stringify(view.posted.slice(n)));
   });
 
+  it('serves unsaved editor buffers to the read tool (fs/readTextFile)', async () => {
+    const readme = path.join(ws.folder, 'README.md');
+    stub.workspace.textDocuments = [{ uri: stub.Uri.file(readme), getText: () => '# unsaved buffer text\n' }];
+    try {
+      await llm.add({ toolCalls: [{ id: 'call_read', name: 'read', arguments: { path: 'README.md' } }] }, { text: 'Read it.' });
+      view.receive({ type: 'send', text: 'read the readme', behavior: 'steer' });
+      await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'Read it.');
+      const tool = api.manager.current().display.state.items?.find((i) => i.id === 'call_read');
+      assert.match(tool?.output ?? '', /unsaved buffer text/);
+      assert.equal(fs.readFileSync(readme, 'utf8'), '# demo project\n', 'the file on disk is another text');
+    } finally {
+      stub.workspace.textDocuments = [];
+    }
+  });
+
   it('aborts a run', async () => {
     const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
     await llm.add({ text: long, chunkSize: 8, chunkDelayMs: 40 });
@@ -211,9 +226,9 @@ describe('extension against pi-lsp', () => {
 
   it('compacts the context', async () => {
     // Recent messages (20k tokens by default) are kept: make an older one big enough to go.
-    await llm.add({ text: 'Read it.' }, { text: 'ok' });
+    await llm.add({ text: 'Noted.' }, { text: 'ok' });
     view.receive({ type: 'send', text: `remember this: ${'lorem ipsum dolor sit amet '.repeat(4000)}`, behavior: 'steer' });
-    await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'Read it.');
+    await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'Noted.');
     view.receive({ type: 'send', text: 'and this', behavior: 'steer' });
     await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'ok');
     await llm.add({ text: '## Goal\nSay hello and write files.\n\n## Progress\nDone.' });
