@@ -3,7 +3,9 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzScanLine checks the structural line scanner against encoding/json:
@@ -30,7 +32,7 @@ func FuzzScanLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		li, err := scanLine(line)
 		var m map[string]json.RawMessage
-		if json.Unmarshal(line, &m) != nil {
+		if json.Unmarshal(line, &m) != nil || m == nil { // "null" unmarshals to a nil map
 			return // not a JSON object: the scanner may accept or reject it
 		}
 		if err != nil {
@@ -79,4 +81,31 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// FuzzTextPrefix checks the preview unquoter against encoding/json on short
+// strings (control characters become spaces) and that nothing panics on
+// arbitrary tree lines.
+func FuzzTextPrefix(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\t\"q\" \\ \/ \u00e9 \ud83d\ude00"`, `"\ud83d"`, `"\u12"`, `"\`, `""`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		_, _, _, _ = nodeFields(kMessage, v)
+		_, _ = contentPreview(v)
+		var s string
+		if len(v) > previewBytes/2 || json.Unmarshal(v, &s) != nil || bytes.IndexByte(v, '"') != 0 || v[len(v)-1] != '"' {
+			_ = textPrefix(v)
+			return
+		}
+		want := strings.Map(func(r rune) rune {
+			if r < 0x20 {
+				return ' '
+			}
+			return r
+		}, s)
+		if got := textPrefix(v); got != want && utf8.ValidString(s) {
+			t.Fatalf("textPrefix(%s) = %q, want %q", v, got, want)
+		}
+	})
 }

@@ -124,14 +124,12 @@ func (s *Session) Tree(ctx context.Context) ([]*TreeNode, error) {
 			continue
 		}
 		n := &TreeNode{ID: r.id, Type: x.typeName(int32(i)), OnBranch: onBranch[int32(i)], Label: x.labels[r.id].label, Children: []*TreeNode{}}
-		if e, err := s.decode(int32(i)); err != nil {
-			n.Type, n.Preview = "corrupt", err.Error()
-		} else {
-			n.Timestamp = e.Timestamp
-			n.Preview = preview(e)
-			if e.Message != nil {
-				n.Role = string(e.Message.Role)
-			}
+		line, err := s.line(int32(i))
+		if err == nil {
+			n.Timestamp, n.Role, n.Preview, err = nodeFields(r.kind, line)
+		}
+		if err != nil {
+			n.Type, n.Role, n.Preview = "corrupt", "", fmt.Sprintf("entry %s: %v", r.id, err)
 		}
 		nodes[i] = n
 	}
@@ -152,55 +150,6 @@ func (s *Session) Tree(ctx context.Context) ([]*TreeNode, error) {
 		nodes[p].Children = append(nodes[p].Children, n)
 	}
 	return roots, nil
-}
-
-// preview is a short one-line description of an entry.
-func preview(e *Entry) string {
-	var s string
-	switch e.Type {
-	case TypeMessage:
-		if e.Message != nil {
-			s = messagePreview(e.Message)
-		}
-	case TypeCustomMessage:
-		s = blocksText(e.Content)
-	case TypeCompaction, TypeBranchSummary:
-		s = e.Summary
-	case TypeModelChange:
-		s = e.Provider + "/" + e.ModelID
-	case TypeThinkingLevel:
-		s = e.ThinkingLevel
-	case TypeCustom:
-		s = e.CustomType
-	case TypeLabel:
-		s = e.TargetID
-		if e.Label != nil {
-			s += ": " + *e.Label
-		}
-	case TypeSessionInfo:
-		s = e.Name
-	}
-	return shorten(s)
-}
-
-func messagePreview(m *llm.Message) string {
-	switch m.Role {
-	case llm.RoleBashExecution:
-		return "$ " + m.Command
-	case llm.RoleBranchSummary, llm.RoleCompactionSummary:
-		return m.Summary
-	}
-	if t := blocksText(m.Content); t != "" {
-		return t
-	}
-	var calls []string
-	for _, c := range m.ToolCalls() {
-		calls = append(calls, c.Name)
-	}
-	if len(calls) > 0 {
-		return "→ " + strings.Join(calls, ", ")
-	}
-	return ""
 }
 
 // blocksText joins text blocks with a space, as pi's extractTextContent.
@@ -228,5 +177,5 @@ func shorten(s string) string {
 		return s
 	}
 	r := []rune(s)
-	return string(r[:previewLen-1]) + "…"
+	return strings.TrimRight(string(r[:previewLen-1]), " ") + "…"
 }

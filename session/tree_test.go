@@ -345,3 +345,30 @@ func TestForkAndClone(t *testing.T) {
 		t.Errorf("hidden clone at %s", h.Path())
 	}
 }
+
+func TestNodePreviews(t *testing.T) {
+	long := strings.Repeat(`ab\n`, 2000)
+	tests := []struct {
+		line          string
+		k             kind
+		role, preview string
+	}{
+		{msgLine("m1", "", "user", "hello\tworld"), kMessage, "user", "hello world"},
+		{`{"type":"message","id":"m","parentId":null,"timestamp":"t","message":{"role":"user","content":"plain \"string\" \u00e9 \ud83d\ude00"}}`, kMessage, "user", `plain "string" é 😀`},
+		{`{"type":"message","id":"m","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"toolCall","id":"c","name":"read","arguments":{}},{"type":"toolCall","id":"d","name":"bash","arguments":{}}]}}`, kMessage, "assistant", "→ read, bash"},
+		{`{"type":"message","id":"m","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}`, kMessage, "assistant", "a b"},
+		{`{"type":"message","id":"m","parentId":null,"timestamp":"t","message":{"role":"bashExecution","command":"ls -la","output":"x"}}`, kMessage, "bashExecution", "$ ls -la"},
+		{`{"type":"message","id":"m","parentId":null,"timestamp":"t","message":{"role":"toolResult","content":[{"type":"text","text":"` + long + `"}]}}`, kMessage, "toolResult", strings.TrimSpace(strings.Repeat("ab ", previewLen/3)) + "…"},
+		{entryLine("custom_message", "c", "", `"customType":"n","content":"note text","display":true`), kCustomMessage, "", "note text"},
+		{entryLine("compaction", "c", "", `"summary":"## Goal\nx","firstKeptEntryId":"a","tokensBefore":1`), kCompaction, "", "## Goal x"},
+		{entryLine("model_change", "c", "", `"provider":"p","modelId":"m"`), kModelChange, "", "p/m"},
+		{entryLine("label", "c", "", `"targetId":"t1","label":"L"`), kLabel, "", "t1: L"},
+		{entryLine("session_info", "c", "", `"name":"N"`), kSessionInfo, "", "N"},
+	}
+	for _, tc := range tests {
+		ts, role, preview, err := nodeFields(tc.k, []byte(tc.line))
+		if err != nil || role != tc.role || preview != tc.preview || ts == "" {
+			t.Errorf("%.60s…: %q %q %q %v, want %q %q", tc.line, ts, role, preview, err, tc.role, tc.preview)
+		}
+	}
+}
