@@ -420,3 +420,49 @@ func TestRegeneratePiSessions(t *testing.T) {
 	})
 	fmt.Println("wrote", out)
 }
+
+// TestPiContinuesEmptySession: pi 0.73.1 writes the header a second time
+// when it continues a file that holds only a header (it flushes all its
+// entries on the first assistant message); we must read that file cleanly.
+func TestPiContinuesEmptySession(t *testing.T) {
+	pitest.Bin(t)
+	srv := llmtest.NewServer(t)
+	root, cwd := t.TempDir(), t.TempDir()
+	s, err := session.Create(context.Background(), root, cwd, session.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := s.Path()
+	s.Close()
+	pi := pitest.Start(t, pitest.Env(t, srv.BaseURL()), cwd, "--session", path)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv.Append(llmtest.Response{Text: "hi from pi"})
+	if _, err := pi.Call(ctx, map[string]any{"type": "prompt", "message": "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pi.WaitFor(ctx, "agent_end"); err != nil {
+		t.Fatal(err)
+	}
+	pi.Close()
+	r, err := session.Open(context.Background(), path, session.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	headers := 0
+	for _, e := range fileEntries(t, path) {
+		if e["type"] == "session" {
+			headers++
+		}
+	}
+	t.Logf("pi left %d header lines", headers)
+	got := ourContext(t, path)
+	if len(got) != 2 || got[0].Text != "hello" || got[1].Text != "hi from pi" || len(r.Warnings()) != 0 {
+		t.Errorf("context %+v warnings %v", got, r.Warnings())
+	}
+	sameContext(t, "pi on our empty session", got, piContext(t, path))
+	if _, err := r.AppendMessage(context.Background(), llm.UserText("and us", 0)); err != nil {
+		t.Fatal(err)
+	}
+}
