@@ -423,6 +423,7 @@ function Client:fail_pending(msg)
 end
 
 function Client:on_exit(code, signal)
+  self.exit_code, self.exit_signal = code, signal
   self.ready = false
   self.rpc = nil
   local msg = string.format('exited (code %s, signal %s)', tostring(code), tostring(signal))
@@ -472,8 +473,8 @@ function Client:stop()
     return
   end
   if self.ready then
-    rpc.request('shutdown', vim.NIL, function()
-      rpc.notify('exit', vim.NIL)
+    rpc.request('shutdown', nil, function()
+      rpc.notify('exit', nil)
     end)
   end
   vim.defer_fn(function()
