@@ -128,6 +128,11 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*Session, error) 
 	if err != nil {
 		return nil, fmt.Errorf("session: open %s: %w", path, err)
 	}
+	if st, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("session: open: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("session: open %s: not a regular file", abs)
+	}
 	s := &Session{path: abs, readOnly: opts.ReadOnly}
 	if !opts.ReadOnly {
 		if s.lock, err = acquireLock(abs); err != nil {

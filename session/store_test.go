@@ -350,8 +350,17 @@ func TestOpenErrors(t *testing.T) {
 			t.Errorf("%s: lock kept after a failed open", name)
 		}
 	}
-	if _, err := Open(context.Background(), filepath.Join(dir, "missing.jsonl"), OpenOptions{ReadOnly: true}); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("missing: %v", err)
+	for _, ro := range []bool{true, false} {
+		missing := filepath.Join(dir, "missing.jsonl")
+		if _, err := Open(context.Background(), missing, OpenOptions{ReadOnly: ro}); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("missing: %v", err)
+		}
+		if _, err := os.Stat(lockPath(missing)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a lock file was left for a missing session")
+		}
+	}
+	if _, err := Open(context.Background(), dir, OpenOptions{}); err == nil {
+		t.Error("opened a directory")
 	}
 }
 
