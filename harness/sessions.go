@@ -235,6 +235,14 @@ func (h *Harness) persistState(ctx context.Context) {
 	ac := h.autoCompact
 	st := persistedState{Mode: h.mode, ModeModels: copyMap(h.modeModels), Yolo: h.yolo, AutoCompact: &ac}
 	h.mu.Unlock()
+	// Only a change is recorded: the session does not grow a state entry
+	// per run.
+	if raw, ok := s.LatestCustom(customState); ok {
+		var last persistedState
+		if json.Unmarshal(raw, &last) == nil && sameState(last, st) {
+			return
+		}
+	}
 	if _, err := s.AppendCustom(ctx, customState, st); err != nil {
 		h.log.Warn("persist state", "err", err)
 	}
@@ -355,4 +363,17 @@ func (h *Harness) DisplayHistory(ctx context.Context) []llm.Message {
 		msgs[i] = h.displayCopy(msgs[i])
 	}
 	return msgs
+}
+
+func sameState(a, b persistedState) bool {
+	if a.Mode != b.Mode || a.Yolo != b.Yolo || (a.AutoCompact == nil) != (b.AutoCompact == nil) ||
+		(a.AutoCompact != nil && *a.AutoCompact != *b.AutoCompact) || len(a.ModeModels) != len(b.ModeModels) {
+		return false
+	}
+	for k, v := range a.ModeModels {
+		if b.ModeModels[k] != v {
+			return false
+		}
+	}
+	return true
 }
