@@ -22,7 +22,13 @@ export class Completions {
     private readonly request: () => void,
   ) {
     input.addEventListener('input', () => this.update());
-    input.addEventListener('blur', () => setTimeout(() => this.hide(), 150));
+    // Hide when the input loses focus (late enough for a click on a row to land), unless it
+    // got the focus back meanwhile.
+    input.addEventListener('blur', () =>
+      setTimeout(() => {
+        if (document.activeElement !== input) this.hide();
+      }, 150),
+    );
   }
 
   setCommands(c: CommandInfo[]): void {
