@@ -125,13 +125,35 @@ func (h *Harness) loadTrims(s *session.Session) []compaction.Trim {
 }
 
 // contextMessages is what the model sees: the session's context with the
-// recorded trims applied.
+// recorded trims applied. It is the same as
+// compaction.ContextMessages(branchItems), but built by the session's
+// BuildContext (pi's buildSessionContext), which keeps decoded messages in
+// a cache: the context is rebuilt for every model call, usage event and
+// session/state, and decoding it each time cost more than the rest of a
+// turn.
 func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
-	items, err := h.branchItems(ctx)
+	s := h.Session()
+	if s == nil {
+		return []llm.Message{}, nil
+	}
+	c, err := s.BuildContext(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return compaction.ContextMessages(items), nil
+	trims := h.loadTrims(s)
+	if len(trims) == 0 {
+		return c.Messages, nil
+	}
+	items := make([]compaction.Item, len(c.Messages))
+	for i := range c.Messages {
+		items[i] = compaction.Item{EntryID: c.EntryIDs[i], Kind: compaction.KindMessage, Message: &c.Messages[i]}
+	}
+	items = compaction.ApplyTrims(items, trims)
+	out := make([]llm.Message, len(items))
+	for i := range items {
+		out[i] = *items[i].Message
+	}
+	return out, nil
 }
 
 // maybeCompact runs before every model call, inside tool loops too. When
