@@ -3,13 +3,17 @@ package integration
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/pi-lsp/pi-lsp/internal/pitest"
 	"github.com/pi-lsp/pi-lsp/llm/llmtest"
 )
 
@@ -230,4 +234,35 @@ func branchOf(file []map[string]any, id string) []map[string]any {
 		out[len(rev)-1-i] = e
 	}
 	return out
+}
+
+// TestWindowWorkloadPi runs the same workload against the real pi 0.73.1,
+// for the comparison scripts/bench-compaction.sh prints. It is a
+// measurement, not a check of pi: it runs only when PI_LSP_BENCH_PI=1
+// (PI_LSP_BENCH_TURNS sets the number of turns, default 150).
+func TestWindowWorkloadPi(t *testing.T) {
+	if os.Getenv("PI_LSP_BENCH_PI") != "1" {
+		t.Skip("set PI_LSP_BENCH_PI=1 to run the window workload against pi (scripts/bench-compaction.sh)")
+	}
+	pitest.Bin(t)
+	turns := windowTurns
+	if n, err := strconv.Atoi(os.Getenv("PI_LSP_BENCH_TURNS")); err == nil && n > 0 {
+		turns = n
+	}
+	spec := llmtest.ModelSpec{ID: "m1", Name: "Local 40k", ContextWindow: windowTokens, MaxTokens: 4096}
+	e := newEnv(t, []llmtest.Response{{Match: summaryMatch, Repeat: true, Text: windowSummary, ChunkSize: 1 << 16}}, spec)
+	writeWindowFiles(t, e.workspace, turns)
+	pi := pitest.Start(t, piEnv(t, e, spec), e.workspace, "--provider", "fake", "--model", "m1", "--no-skills", "--no-context-files")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	for i := 1; i <= turns; i++ {
+		e.llm.Append(windowTurn(i)...)
+		piPrompt(ctx, t, pi, windowPrompt(i))
+	}
+	st := getPiState(ctx, t, pi)
+	if p := e.llm.Pending(); p != 0 {
+		t.Fatalf("%d scripted answers were not used: pi went off script", p)
+	}
+	r := measureWindow(t, turns, readSessionFile(t, st.SessionFile), e.llm.Requests())
+	t.Logf("pi workload: %s", r)
 }
