@@ -198,17 +198,6 @@ func readLoop(files []string, answer string) []llmtest.Response {
 	return append(out, llmtest.Response{Text: answer, ChunkSize: 1 << 16})
 }
 
-// agentRequests returns the indexes of the non-summarizer requests.
-func agentRequests(reqs [][]byte) []int {
-	var out []int
-	for i, r := range reqs {
-		if !isSummaryRequest(r) {
-			out = append(out, i)
-		}
-	}
-	return out
-}
-
 func TestCompactionAutoMidToolLoopAndRestart(t *testing.T) {
 	const files = 10
 	var names []string
