@@ -83,6 +83,8 @@ export class PiClient {
       child.once('spawn', () => resolve());
       child.once('error', (err) => reject(new Error(`cannot start ${o.command}: ${err.message}`, { cause: err })));
     });
+    // A write after the process died fails with EPIPE; the exit handler reports the crash.
+    child.stdin!.on('error', (err) => o.onLog(`stdin: ${err.message}`));
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (d: string) => o.onStderr(d));
     child.on('exit', (code, signal) => {
