@@ -70,6 +70,7 @@ describe('pi-lsp in code-server', () => {
     const extensions = path.join(tmp, 'extensions');
     const sessions = path.join(tmp, 'sessions');
     for (const d of [workspace, home, userData, extensions, sessions, path.join(userData, 'User'), OUTPUT]) fs.mkdirSync(d, { recursive: true });
+    fs.rmSync(path.join(OUTPUT, 'e2e-failure.png'), { force: true });
     fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e project\n');
 
     llm = await startFakeLlm(tmp, [
