@@ -253,11 +253,14 @@ func (h *Harness) Compact(ctx context.Context, customInstructions string) (Compa
 		return CompactionResult{}, err
 	}
 	s := h.Session()
-	branch, err := s.Branch("")
-	if err != nil || len(branch) == 0 {
+	last, err := s.Entry(s.LeafID())
+	if err != nil {
 		return CompactionResult{}, fmt.Errorf("read compaction: %w", err)
 	}
-	last := branch[len(branch)-1]
+	if last.Type != "compaction" {
+		// A session_before_compact hook cancelled it; nothing was written.
+		return CompactionResult{}, errors.New("compaction cancelled by a session_before_compact hook")
+	}
 	return CompactionResult{Summary: last.Summary, FirstKeptEntryID: last.FirstKeptEntryID, TokensBefore: last.TokensBefore}, nil
 }
 
