@@ -21,7 +21,7 @@ const trimSlack = 512
 // TrimCustomType is the customType of the custom entry (type "custom", not in
 // the model's context) in which the harness records Trims, so that a reloaded
 // session re-applies them with ApplyTrims.
-const TrimCustomType = "pi-lsp.trim"
+const TrimCustomType = "pi-lsp/trim"
 
 // Trim records one tool output cut to its head and tail. Offsets are bytes
 // of the output's joined text blocks.

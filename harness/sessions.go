@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 
+	"github.com/pi-lsp/pi-lsp/compaction"
+
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -18,7 +20,7 @@ const (
 	customState       = "pi-lsp/state"
 	customPermissions = "pi-lsp/permissions"
 	customTasks       = "pi-lsp/tasks"
-	customTrim        = "pi-lsp/trim"
+	customTrim        = compaction.TrimCustomType
 )
 
 // SessionInfo names the current session.
@@ -197,10 +199,8 @@ func (h *Harness) restoreState(ctx context.Context) {
 			h.taskList = t.Tasks
 		}
 	}
+	h.compactions = s.CountOnBranch("compaction")
 	for _, m := range c.Messages {
-		if m.Role == llm.RoleCompactionSummary {
-			h.compactions++
-		}
 		if m.Role == llm.RoleAssistant && m.StopReason != llm.StopAborted && m.StopReason != llm.StopError {
 			h.lastUsage = m.Usage
 		}

@@ -179,3 +179,18 @@ func shorten(s string) string {
 	r := []rune(s)
 	return strings.TrimRight(string(r[:previewLen-1]), " ") + "…"
 }
+
+// CountOnBranch counts the entries of type typ (e.g. "compaction") from the
+// root to the current leaf, without decoding them.
+func (s *Session) CountOnBranch(typ string) int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	k := kindOf(typ)
+	n := 0
+	for _, i := range s.idx.path(s.idx.leaf) {
+		if s.idx.recs[i].kind == k {
+			n++
+		}
+	}
+	return n
+}
