@@ -71,24 +71,18 @@ func (h *Harness) IsRunning() bool { return h.isRunning() }
 // Steer queues a message delivered after the current tool calls, before the
 // next model call. When no run is going it starts one.
 func (h *Harness) Steer(ctx context.Context, text string) error {
-	m, err := h.userMessage(ctx, text, nil)
-	if err != nil {
-		return err
-	}
-	h.mu.Lock()
-	if h.runDone == nil {
-		h.mu.Unlock()
-		return h.startRun(ctx, []llm.Message{m})
-	}
-	h.steering = append(h.steering, m)
-	h.mu.Unlock()
-	h.emitQueue()
-	return nil
+	return h.enqueue(ctx, text, &h.steering)
 }
 
 // FollowUp queues a message delivered when the run would end. When no run
 // is going it starts one.
 func (h *Harness) FollowUp(ctx context.Context, text string) error {
+	return h.enqueue(ctx, text, &h.followUp)
+}
+
+// enqueue appends text to queue (h.steering or h.followUp, guarded by h.mu)
+// while a run is going, or starts a run with it.
+func (h *Harness) enqueue(ctx context.Context, text string, queue *[]llm.Message) error {
 	m, err := h.userMessage(ctx, text, nil)
 	if err != nil {
 		return err
@@ -98,7 +92,7 @@ func (h *Harness) FollowUp(ctx context.Context, text string) error {
 		h.mu.Unlock()
 		return h.startRun(ctx, []llm.Message{m})
 	}
-	h.followUp = append(h.followUp, m)
+	*queue = append(*queue, m)
 	h.mu.Unlock()
 	h.emitQueue()
 	return nil
