@@ -3,6 +3,7 @@
 #   scripts/bench-wire.sh     bytes of display/state for one streamed 200-word answer (vs pi)
 #   scripts/bench-startup.sh  cold start → first response and peak RSS (vs codex app-server, pi)
 #   scripts/bench-session.sh  opening a large session (vs pi), when present
+#   scripts/bench-compaction.sh  compactions per turn on a 40k window (vs pi), harness time per turn
 # Comparisons whose target (pi 0.73.1, codex 0.169.0) is not installed are
 # skipped with a message. BENCH_INSTALL=1 installs them first (npm, under
 # /tmp/pi-lsp-bench-tools). Results and how to read them: docs/benchmarks.md.
@@ -32,5 +33,9 @@ scripts/bench-startup.sh || { echo "bench: bench-startup.sh failed" >&2; status=
 if [ -x scripts/bench-session.sh ]; then
   echo "== session: open a large session"
   scripts/bench-session.sh || { echo "bench: bench-session.sh failed" >&2; status=1; }
+fi
+if [ -x scripts/bench-compaction.sh ]; then
+  echo "== compaction: 150 tool-heavy turns on a 40k window (vs pi)"
+  scripts/bench-compaction.sh || { echo "bench: bench-compaction.sh failed" >&2; status=1; }
 fi
 exit $status
