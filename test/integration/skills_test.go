@@ -72,3 +72,21 @@ func TestSkillAndTemplateReachTheModel(t *testing.T) {
 		t.Fatalf("skills/list: %+v", sk)
 	}
 }
+
+func TestSkillChangesAreAnnounced(t *testing.T) {
+	e := newEnv(t, nil)
+	s := e.start(startOpt{})
+	var cmds struct {
+		Commands []struct{ Name string } `json:"commands"`
+	}
+	s.call("commands/list", nil, &cmds)
+	if len(cmds.Commands) != 0 {
+		t.Fatalf("commands before: %+v", cmds)
+	}
+	writeFile(t, filepath.Join(e.workspace, ".pi", "skills", "late", "SKILL.md"), "---\nname: late\ndescription: Added while running.\n---\nbody\n")
+	s.waitFor("skills/changed", func() bool { return len(s.Notifications("skills/changed")) > 0 })
+	s.call("commands/list", nil, &cmds)
+	if len(cmds.Commands) != 1 || cmds.Commands[0].Name != "skill:late" {
+		t.Fatalf("commands after the change: %+v", cmds)
+	}
+}
