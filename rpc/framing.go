@@ -16,7 +16,7 @@ const (
 	maxDeclared   = 1 << 40 // a larger Content-Length is a corrupt header, not a message
 )
 
-var contentLength = []byte("content-length")
+const contentLength = "content-length"
 
 // frameError is a bad frame the reader has recovered from: the server
 // answers it (id null) and reads on.
@@ -110,14 +110,14 @@ func (f *frameReader) readHeader() (int, error) {
 		if !ok || !isToken(name) {
 			// Garbage, maybe with a real header glued after it (a body
 			// shorter than its Content-Length, say): restart there.
-			if k := indexFold(line[1:], contentLength); k >= 0 {
+			if k := indexFold(line[1:], []byte(contentLength)); k >= 0 {
 				f.first = append([]byte(nil), line[k+1:]...)
 			} else {
 				f.resync = true
 			}
 			return 0, &frameError{CodeParseError, fmt.Sprintf("malformed header line %q: expected \"Name: value\"", clip(field))}
 		}
-		if !bytes.EqualFold(name, contentLength) {
+		if !bytes.EqualFold(name, []byte(contentLength)) {
 			continue // Content-Type and unknown fields are ignored
 		}
 		n, ok := parseLength(bytes.TrimSpace(value))
@@ -165,7 +165,7 @@ func (f *frameReader) scanForHeader() ([]byte, error) {
 		chunk, err := f.r.ReadSlice('\n')
 		if len(chunk) > 0 {
 			buf := append(carry, chunk...)
-			if k := indexFold(buf, contentLength); k >= 0 {
+			if k := indexFold(buf, []byte(contentLength)); k >= 0 {
 				line := append([]byte(nil), buf[k:]...)
 				for errors.Is(err, bufio.ErrBufferFull) && len(line) <= maxHeaderLine {
 					chunk, err = f.r.ReadSlice('\n')

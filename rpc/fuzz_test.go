@@ -53,7 +53,7 @@ func FuzzFrameReader(f *testing.F) {
 				}
 				continue
 			case err == io.EOF || err == io.ErrUnexpectedEOF:
-				clean := indexFold(data, contentLength) < 0 && (len(data) == 0 || data[len(data)-1] == '\n')
+				clean := indexFold(data, []byte(contentLength)) < 0 && (len(data) == 0 || data[len(data)-1] == '\n')
 				if clean && !sawTail {
 					t.Fatalf("the frame after %q was lost", data)
 				}

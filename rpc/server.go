@@ -54,7 +54,13 @@ type Server struct {
 }
 
 // lifecycle methods the server answers itself.
-var reserved = map[string]bool{"initialize": true, "initialized": true, "shutdown": true, "exit": true, "$/cancelRequest": true}
+func reserved(method string) bool {
+	switch method {
+	case "initialize", "initialized", "shutdown", "exit", "$/cancelRequest":
+		return true
+	}
+	return false
+}
 
 // NewServer returns a server with the built-in display/snapshot method.
 func NewServer(opts Options) *Server {
@@ -73,7 +79,7 @@ func NewServer(opts Options) *Server {
 // registered method is also accepted as a notification (its result is
 // dropped). It panics on a lifecycle method name or a nil handler.
 func (s *Server) Register(method string, h HandlerFunc) {
-	if reserved[method] || h == nil {
+	if reserved(method) || h == nil {
 		panic(fmt.Sprintf("rpc: cannot register %q", method))
 	}
 	s.mu.Lock()

@@ -45,16 +45,23 @@ const (
 const defaultIntro = "You are an expert coding assistant operating inside pi-lsp, a coding agent harness. " +
 	"You help users by reading files, executing commands, editing code, and writing new files."
 
-// modePrompts follow the second seed's description of Mastra Code's modes.
-var modePrompts = map[string]string{
-	ModeBuild: `You are in Build mode, the default: you have full tool access. Carry simple tasks out directly. For a task with several steps, keep a task list with the task tools (task_write, task_update, task_complete) and check it (task_check) before you say you are done.`,
-	ModePlan: `You are in Plan mode, which is read-only: explore and read, but do not modify files or run commands that change anything. Produce a plan with this shape:
+// modePrompt is the built-in text of a mode, following the second seed's
+// description of Mastra Code's modes ("" for an unknown mode).
+func modePrompt(mode string) string {
+	switch mode {
+	case ModeBuild:
+		return `You are in Build mode, the default: you have full tool access. Carry simple tasks out directly. For a task with several steps, keep a task list with the task tools (task_write, task_update, task_complete) and check it (task_check) before you say you are done.`
+	case ModePlan:
+		return `You are in Plan mode, which is read-only: explore and read, but do not modify files or run commands that change anything. Produce a plan with this shape:
 1. Overview: what will change and why.
 2. Complexity: size, risk and dependencies.
 3. Steps, in order: for each, the file, the change and why.
 4. Verification: a checklist that proves the work is done.
-Then submit the plan for approval with submit_plan. Once it is approved you will switch to Build mode and carry it out.`,
-	ModeFast: `You are in Fast mode: answer quickly and concisely, without a planning phase. Answer general programming questions from your own knowledge; read the project's code only when the question is about this project.`,
+Then submit the plan for approval with submit_plan. Once it is approved you will switch to Build mode and carry it out.`
+	case ModeFast:
+		return `You are in Fast mode: answer quickly and concisely, without a planning phase. Answer general programming questions from your own knowledge; read the project's code only when the question is about this project.`
+	}
+	return ""
 }
 
 // BuildSystemPrompt assembles the system prompt in pi's order: the base
@@ -151,7 +158,7 @@ func modeText(in PromptInput) string {
 	if in.ModePrompt != "" {
 		return strings.TrimSpace(in.ModePrompt)
 	}
-	return modePrompts[in.Mode]
+	return modePrompt(in.Mode)
 }
 
 func modeTitle(mode string) string {
