@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -123,6 +124,9 @@ func (h *Harness) Model(ctx context.Context) (llm.Model, error) {
 		m, err = h.cfg.Models.Default(ctx)
 	}
 	if err != nil {
+		if errors.Is(err, ErrNoModel) {
+			return llm.Model{}, err
+		}
 		return llm.Model{}, fmt.Errorf("%w: %w", ErrNoModel, err)
 	}
 	h.mu.Lock()

@@ -343,8 +343,14 @@ func mapErr(err error) error {
 	}
 	switch {
 	case errors.Is(err, harness.ErrNoModel):
-		e := ErrNoModel("configure a model in $PI_LSP_MODELS or ~/.pi/agent/models.json, or set a provider key such as OPENAI_API_KEY, then pick it with --model provider/id or model/set; see docs/models.md")
-		e.Message = err.Error() + "; " + e.Data.(map[string]any)["hint"].(string)
+		// The registry's message already says how to configure a model.
+		msg := err.Error()
+		hint := strings.TrimPrefix(msg, harness.ErrNoModel.Error()+": ")
+		if hint == msg || hint == "" {
+			hint = "configure a model in $PI_LSP_MODELS or ~/.pi/agent/models.json, or set a provider key such as OPENAI_API_KEY; see docs/models.md"
+		}
+		e := ErrNoModel(hint)
+		e.Message = msg
 		return e
 	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession):
 		e := ErrNotFound("")

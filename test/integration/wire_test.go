@@ -379,3 +379,17 @@ func TestExitsWhenStdinCloses(t *testing.T) {
 	_ = s.Close()
 	waitExit(t, s, 0)
 }
+
+func TestNoModelErrorSaysHowToConfigure(t *testing.T) {
+	e := newEnv(t, nil)
+	e.models = filepath.Join(t.TempDir(), "none.json") // no such file
+	s := e.start(startOpt{args: []string{"--model", ""}, extraEnv: []string{"PI_LSP_MODELS="}})
+	err := s.try("agent/prompt", map[string]any{"text": "hi"}, nil)
+	var re *rpctest.Error
+	if !errors.As(err, &re) || re.Code != -32003 {
+		t.Fatalf("prompt without a model: %v", err)
+	}
+	if !strings.Contains(re.Message, "OPENAI_API_KEY") || strings.Count(re.Message, "no usable model") != 1 {
+		t.Fatalf("message: %q", re.Message)
+	}
+}
