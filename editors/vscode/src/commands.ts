@@ -153,6 +153,8 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
     reg('piLsp.restartServer', async () => manager.current().restart()),
 
     reg('piLsp.refreshTree', async () => sessionTree.refresh()),
+    reg('piLsp.tree.showAll', async () => sessionTree.setShowAll(true)),
+    reg('piLsp.tree.hideBookkeeping', async () => sessionTree.setShowAll(false)),
 
     reg('piLsp.tree.navigate', async (e: SessionElement) => navigate(e, false)),
     reg('piLsp.tree.navigateSummarize', async (e: SessionElement) => navigate(e, true)),

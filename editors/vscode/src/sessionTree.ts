@@ -1,10 +1,12 @@
 // The Session TreeView: the session's entry tree from session/tree. Linear runs of entries are
 // shown flat; a branch point expands into one group per branch. The current branch is marked and
-// the leaf (where the next message goes) is highlighted.
+// the leaf (where the next message goes) is highlighted. Bookkeeping entries are hidden unless
+// "Show All Entries" is on (treeFilter.ts).
 import * as vscode from 'vscode';
 import type { Agent } from './agent';
 import type { AgentManager } from './manager';
 import type { SessionTree, TreeNode } from './protocol';
+import { visibleTree } from './treeFilter';
 
 export type SessionElement = { kind: 'entry'; node: TreeNode } | { kind: 'branch'; start: TreeNode };
 
@@ -37,13 +39,27 @@ function roleOf(n: TreeNode): string {
 }
 
 function onBranchBelow(n: TreeNode): boolean {
-  return n.onBranch === true || (n.children ?? []).some(onBranchBelow);
+  const stack: TreeNode[] = [n];
+  while (stack.length > 0) {
+    const cur = stack.pop()!;
+    if (cur.onBranch === true) return true;
+    stack.push(...(cur.children ?? []));
+  }
+  return false;
 }
+
+/** The context key that tells which of Show All Entries / Hide Bookkeeping the view title offers. */
+export const SHOW_ALL_CONTEXT = 'piLsp.tree.showAll';
 
 export class SessionTreeProvider implements vscode.TreeDataProvider<SessionElement>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<SessionElement | undefined | void>();
   readonly onDidChangeTreeData = this.changed.event;
+  /** The tree as the server sent it. */
   tree: SessionTree | undefined;
+  /** The tree as displayed (bookkeeping hidden unless showAll). */
+  shown: SessionTree | undefined;
+  /** Whether bookkeeping entries (model changes, labels, custom state...) are shown too. */
+  showAll = false;
   private agent: Agent | undefined;
   private agentSub: vscode.Disposable | undefined;
   private readonly sub: vscode.Disposable;
@@ -54,6 +70,15 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
   constructor(manager: AgentManager) {
     this.sub = manager.onDidChangeCurrent((a) => this.attach(a));
     this.attach(manager.current());
+    void vscode.commands.executeCommand('setContext', SHOW_ALL_CONTEXT, false);
+  }
+
+  /** Shows every entry (true) or hides bookkeeping (false); the view redraws without a request. */
+  async setShowAll(all: boolean): Promise<void> {
+    this.showAll = all;
+    this.shown = this.tree ? visibleTree(this.tree, all) : undefined;
+    await vscode.commands.executeCommand('setContext', SHOW_ALL_CONTEXT, all);
+    this.changed.fire();
   }
 
   private attach(a: Agent): void {
@@ -85,6 +110,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
     const a = this.agent;
     if (!a || a.status !== 'ready') {
       this.tree = undefined;
+      this.shown = undefined;
       this.changed.fire();
       return undefined;
     }
@@ -93,6 +119,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
     } catch {
       this.tree = undefined;
     }
+    this.shown = this.tree ? visibleTree(this.tree, this.showAll) : undefined;
     this.changed.fire();
     return this.tree;
   }
@@ -111,7 +138,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
       return item;
     }
     const n = e.node;
-    const isLeaf = this.tree?.leafId === n.id;
+    const isLeaf = this.shown?.leafId === n.id;
     const branchPoint = (n.children?.length ?? 0) > 1;
     const item = new vscode.TreeItem(
       `${roleOf(n)}: ${(n.preview ?? '').split('\n')[0]}`,
@@ -132,7 +159,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
   }
 
   getChildren(e?: SessionElement): SessionElement[] {
-    return e ? childrenOf(e) : topLevel(this.tree);
+    return e ? childrenOf(e) : topLevel(this.shown);
   }
 
   dispose(): void {
