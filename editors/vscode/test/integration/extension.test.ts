@@ -67,6 +67,9 @@ describe('extension against pi-lsp', () => {
     for (const c of ['newSession', 'resumeSession', 'selectModel', 'selectMode', 'thinkingLevel', 'compact', 'abort']) {
       assert.ok(stub.control.commands.has(`piLsp.${c}`), c);
     }
+    // and every command the manifest contributes (menus and the palette name them)
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { contributes: { commands: Array<{ command: string }> } };
+    for (const { command } of manifest.contributes.commands) assert.ok(stub.control.commands.has(command), command);
     const html = view.webview.html;
     assert.match(html, /Content-Security-Policy/);
     assert.match(html, /default-src 'none'/);
@@ -248,6 +251,32 @@ describe('extension against pi-lsp', () => {
     assert.ok(labels.some((l) => l === 'user: say hello'), `tree shows the first prompt: ${JSON.stringify(labels)}`);
     const current = top.map((e) => tree.getTreeItem(e)).filter((i) => i.description?.includes('current'));
     assert.equal(current.length, 1, 'the leaf is marked');
+
+    // Bookkeeping (the model and thinking level set at the start, pi-lsp/* state) is hidden as
+    // pi's /tree does, until Show All Entries; Hide Bookkeeping hides it again.
+    const bookkeeping = new Set(['model_change', 'thinking_level_change', 'label', 'session_info', 'custom']);
+    const entryTypes = async () =>
+      (await collect(tree)).flatMap((e) => (e.kind === 'entry' ? [e.node.type ?? ''] : []));
+    const rawTypes: string[] = [];
+    const walkRaw = (ns: Array<{ type?: string; children?: unknown[] }>) => {
+      for (const x of ns) {
+        rawTypes.push(x.type ?? '');
+        walkRaw((x.children ?? []) as typeof ns);
+      }
+    };
+    walkRaw(api.sessionTree.tree?.roots ?? []);
+    assert.ok(rawTypes.includes('model_change'), `the session records its model: ${JSON.stringify(rawTypes)}`);
+    const hidden = await entryTypes();
+    assert.deepEqual(hidden.filter((t) => bookkeeping.has(t)), [], `no bookkeeping shown: ${JSON.stringify(hidden)}`);
+    assert.equal(hidden.length, rawTypes.filter((t) => !bookkeeping.has(t)).length, 'every other entry is shown');
+    await stub.commands.executeCommand('piLsp.tree.showAll');
+    assert.equal(stub.control.context.get('piLsp.tree.showAll'), true);
+    assert.deepEqual((await entryTypes()).sort(), [...rawTypes].sort(), 'Show All Entries shows every entry');
+    const currentAll = (await collect(tree)).filter((e) => e.kind === 'entry' && tree.getTreeItem(e).description?.includes('← current'));
+    assert.equal(currentAll.length, 1, 'the leaf is marked once with every entry shown');
+    await stub.commands.executeCommand('piLsp.tree.hideBookkeeping');
+    assert.equal(stub.control.context.get('piLsp.tree.showAll'), false);
+    assert.deepEqual(await entryTypes(), hidden);
 
     const first = top.find((e) => tree.getTreeItem(e).label === 'user: say hello')!;
     stub.control.inputBox = () => 'checkpoint';
