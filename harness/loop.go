@@ -225,6 +225,21 @@ func (h *Harness) recordMessage(ctx context.Context, m llm.Message) error {
 // displayCopy is the message as the editor may see it: tool output with
 // secrets masked. The model keeps the real value.
 func (h *Harness) displayCopy(m llm.Message) llm.Message {
+	if m.Role == llm.RoleAssistant {
+		// Tool-call arguments are shown as the tool item's args: mask them
+		// as tool_execution_start does.
+		c := m
+		c.Content = make([]llm.ContentBlock, len(m.Content))
+		for i, b := range m.Content {
+			if b.Type == llm.BlockToolCall {
+				if safe := json.RawMessage(h.redact.Redact(string(b.Arguments))); json.Valid(safe) {
+					b.Arguments = safe
+				}
+			}
+			c.Content[i] = b
+		}
+		return c
+	}
 	if m.Role != llm.RoleToolResult && m.Role != llm.RoleBashExecution {
 		return m
 	}
