@@ -98,31 +98,6 @@ func (b ContentBlock) MarshalJSON() ([]byte, error) {
 	}
 }
 
-// UnmarshalJSON reads any block pi writes.
-func (b *ContentBlock) UnmarshalJSON(data []byte) error {
-	var aux struct {
-		Type              string          `json:"type"`
-		Text              string          `json:"text"`
-		Data              string          `json:"data"`
-		MimeType          string          `json:"mimeType"`
-		Thinking          string          `json:"thinking"`
-		ThinkingSignature string          `json:"thinkingSignature"`
-		Redacted          bool            `json:"redacted"`
-		ID                string          `json:"id"`
-		Name              string          `json:"name"`
-		Arguments         json.RawMessage `json:"arguments"`
-	}
-	if err := json.Unmarshal(data, &aux); err != nil {
-		return fmt.Errorf("llm: content block: %w", err)
-	}
-	*b = ContentBlock{
-		Type: aux.Type, Text: aux.Text, Data: aux.Data, MimeType: aux.MimeType,
-		Thinking: aux.Thinking, ThinkingSignature: aux.ThinkingSignature, Redacted: aux.Redacted,
-		ID: aux.ID, Name: aux.Name, Arguments: aux.Arguments,
-	}
-	return nil
-}
-
 // Cost is the money spent on a message, by token class.
 type Cost struct {
 	Input      float64 `json:"input"`
@@ -285,84 +260,4 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("llm: unknown message role %q", m.Role)
 	}
-}
-
-// UnmarshalJSON reads any AgentMessage pi writes. String content (allowed for
-// user and custom messages) becomes one text block. The v2 role "hookMessage"
-// is read as "custom".
-func (m *Message) UnmarshalJSON(data []byte) error {
-	var aux struct {
-		Role               Role            `json:"role"`
-		Content            json.RawMessage `json:"content"`
-		Timestamp          json.Number     `json:"timestamp"`
-		API                string          `json:"api"`
-		Provider           string          `json:"provider"`
-		Model              string          `json:"model"`
-		Usage              *Usage          `json:"usage"`
-		StopReason         StopReason      `json:"stopReason"`
-		ErrorMessage       string          `json:"errorMessage"`
-		ToolCallID         string          `json:"toolCallId"`
-		ToolName           string          `json:"toolName"`
-		IsError            bool            `json:"isError"`
-		Details            json.RawMessage `json:"details"`
-		Command            string          `json:"command"`
-		Output             string          `json:"output"`
-		ExitCode           *int            `json:"exitCode"`
-		Cancelled          bool            `json:"cancelled"`
-		Truncated          bool            `json:"truncated"`
-		FullOutputPath     string          `json:"fullOutputPath"`
-		ExcludeFromContext bool            `json:"excludeFromContext"`
-		CustomType         string          `json:"customType"`
-		Display            bool            `json:"display"`
-		Summary            string          `json:"summary"`
-		FromID             string          `json:"fromId"`
-		TokensBefore       int             `json:"tokensBefore"`
-	}
-	if err := json.Unmarshal(data, &aux); err != nil {
-		return fmt.Errorf("llm: message: %w", err)
-	}
-	if aux.Role == "" {
-		return fmt.Errorf("llm: message without a role")
-	}
-	if aux.Role == "hookMessage" {
-		aux.Role = RoleCustom
-	}
-	content, err := DecodeContent(aux.Content)
-	if err != nil {
-		return err
-	}
-	ts, _ := aux.Timestamp.Float64()
-	*m = Message{
-		Role: aux.Role, Content: content, Timestamp: int64(ts),
-		API: aux.API, Provider: aux.Provider, Model: aux.Model, StopReason: aux.StopReason, ErrorMessage: aux.ErrorMessage,
-		ToolCallID: aux.ToolCallID, ToolName: aux.ToolName, IsError: aux.IsError, Details: aux.Details,
-		Command: aux.Command, Output: aux.Output, ExitCode: aux.ExitCode, Cancelled: aux.Cancelled, Truncated: aux.Truncated,
-		FullOutputPath: aux.FullOutputPath, ExcludeFromContext: aux.ExcludeFromContext,
-		CustomType: aux.CustomType, Display: aux.Display,
-		Summary: aux.Summary, FromID: aux.FromID, TokensBefore: aux.TokensBefore,
-	}
-	if aux.Usage != nil {
-		m.Usage = *aux.Usage
-	}
-	return nil
-}
-
-// DecodeContent reads content that is either a string or an array of blocks.
-// A string becomes one text block; null or absent becomes nil.
-func DecodeContent(raw json.RawMessage) ([]ContentBlock, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("llm: content string: %w", err)
-		}
-		return []ContentBlock{TextBlock(s)}, nil
-	}
-	var blocks []ContentBlock
-	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return nil, fmt.Errorf("llm: content blocks: %w", err)
-	}
-	return blocks, nil
 }
