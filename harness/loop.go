@@ -42,17 +42,32 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 	var endReason string
 	defer func() {
 		cancel()
-		h.flushPending(context.Background())
-		h.persistState(context.Background())
-		h.mu.Lock()
-		h.phase = PhaseIdle
-		h.runCancel, h.runDone = nil, nil
-		h.mu.Unlock()
+		// Changes and messages queued until the run is marked idle are not
+		// lost: pending changes are flushed, and messages that came after the
+		// loop's last look at the queue start the next run.
+		var leftover []llm.Message
+		for settled := false; !settled; {
+			h.flushPending(context.Background())
+			h.persistState(context.Background())
+			h.mu.Lock()
+			if settled = len(h.pending) == 0; settled {
+				leftover = append(h.steering, h.followUp...)
+				h.steering, h.followUp = nil, nil
+				h.phase = PhaseIdle
+				h.runCancel, h.runDone = nil, nil
+			}
+			h.mu.Unlock()
+		}
+		if len(leftover) > 0 {
+			h.emitQueue()
+		}
 		h.emit(Event{Type: EvPhase, Phase: PhaseIdle})
 		h.emit(Event{Type: EvAgentEnd, Reason: endReason, Tokens: h.tokensPtr()})
 		close(done)
 		if p := x.planApproved.Load(); p != nil && endReason != string(llm.StopAborted) {
-			go h.handOverToBuild(*p)
+			go h.handOverToBuild(*p, leftover)
+		} else if len(leftover) > 0 {
+			go h.startLeftover(leftover)
 		}
 	}()
 	h.emit(Event{Type: EvAgentStart, Model: model.Ref()})
@@ -154,6 +169,26 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		endReason = string(msg.StopReason)
 		return
 	}
+}
+
+// startLeftover starts a run with messages queued while the last one ended;
+// when another run got there first they join its follow-ups.
+func (h *Harness) startLeftover(ms []llm.Message) {
+	err := h.startRun(context.Background(), ms)
+	if err == nil {
+		return
+	}
+	h.mu.Lock()
+	joined := h.runDone != nil
+	if joined {
+		h.followUp = append(h.followUp, ms...)
+	}
+	h.mu.Unlock()
+	if joined {
+		h.emitQueue()
+		return
+	}
+	h.fail(fmt.Errorf("a message queued as the run ended could not start a run: %w", err))
 }
 
 func (h *Harness) recordAll(ctx context.Context, ms []llm.Message) bool {
@@ -468,14 +503,14 @@ func (h *Harness) recordToolResult(ctx context.Context, c llm.ContentBlock, res 
 
 // handOverToBuild switches an approved plan's session to Build mode once
 // the run is quiet, then starts the build run.
-func (h *Harness) handOverToBuild(p tools.Plan) {
+func (h *Harness) handOverToBuild(p tools.Plan, queued []llm.Message) {
 	ctx := context.Background()
 	if _, err := h.SetMode(ctx, "build"); err != nil {
 		h.fail(fmt.Errorf("plan approved, but switching to build mode failed: %w", err))
 		return
 	}
 	text := fmt.Sprintf("The plan %q was approved. You are now in Build mode with all tools: implement it step by step.", p.Title)
-	if err := h.startRun(ctx, []llm.Message{llm.UserText(text, h.now())}); err != nil {
+	if err := h.startRun(ctx, append([]llm.Message{llm.UserText(text, h.now())}, queued...)); err != nil {
 		h.fail(fmt.Errorf("plan approved, but the build run could not start: %w", err))
 	}
 }
