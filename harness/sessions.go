@@ -128,6 +128,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	h.taskList = nil
 	h.compactions = 0
 	h.lastUsage = llm.Usage{}
+	h.cumulative = llm.Usage{}
 	h.mu.Unlock()
 	if old != nil && old != s {
 		if err := old.Close(); err != nil {
@@ -201,7 +202,17 @@ func (h *Harness) restoreState(ctx context.Context) {
 	}
 	h.compactions = s.CountOnBranch("compaction")
 	for _, m := range c.Messages {
-		if m.Role == llm.RoleAssistant && m.StopReason != llm.StopAborted && m.StopReason != llm.StopError {
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		// The token counts are those of the context's messages, as pi's
+		// session stats.
+		h.cumulative.Input += m.Usage.Input
+		h.cumulative.Output += m.Usage.Output
+		h.cumulative.CacheRead += m.Usage.CacheRead
+		h.cumulative.CacheWrite += m.Usage.CacheWrite
+		h.cumulative.TotalTokens += m.Usage.TotalTokens
+		if m.StopReason != llm.StopAborted && m.StopReason != llm.StopError {
 			h.lastUsage = m.Usage
 		}
 	}
