@@ -352,7 +352,7 @@ func mapErr(err error) error {
 		e := ErrNoModel(hint)
 		e.Message = msg
 		return e
-	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession):
+	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession), errors.Is(err, session.ErrNotFound):
 		e := ErrNotFound("")
 		e.Message = err.Error()
 		return e
