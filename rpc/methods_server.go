@@ -342,6 +342,11 @@ func mapErr(err error) error {
 		return e
 	}
 	switch {
+	// Not found first: model/set of an unknown model wraps both.
+	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession), errors.Is(err, session.ErrNotFound):
+		e := ErrNotFound("")
+		e.Message = err.Error()
+		return e
 	case errors.Is(err, harness.ErrNoModel):
 		// The registry's message already says how to configure a model.
 		msg := err.Error()
@@ -351,10 +356,6 @@ func mapErr(err error) error {
 		}
 		e := ErrNoModel(hint)
 		e.Message = msg
-		return e
-	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession), errors.Is(err, session.ErrNotFound):
-		e := ErrNotFound("")
-		e.Message = err.Error()
 		return e
 	case errors.Is(err, harness.ErrInvalid):
 		return ErrInvalidParams(err.Error())
