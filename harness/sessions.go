@@ -129,6 +129,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	h.compactions = 0
 	h.lastUsage = llm.Usage{}
 	h.cumulative = llm.Usage{}
+	h.perms.Grants = Grants{} // session grants belong to the session they were given in
 	h.mu.Unlock()
 	if old != nil && old != s {
 		if err := old.Close(); err != nil {
