@@ -11,4 +11,5 @@ var (
 	ErrNotFound = errors.New("not found")
 	ErrNoModel  = llm.ErrNoModel // the registry's own sentinel: its message says how to configure one
 	ErrInvalid  = errors.New("invalid argument")
+	ErrClosed   = errors.New("the harness is closed")
 )

@@ -70,6 +70,7 @@ type Harness struct {
 	sess        *session.Session
 	phase       Phase
 	switching   bool
+	closed      bool // Close was called: no run starts any more
 	model       llm.Model
 	hasModel    bool
 	thinking    llm.ThinkingLevel
@@ -208,6 +209,9 @@ func (h *Harness) enterPhase(p Phase) error {
 
 // Close aborts any run, waits for it and closes the session.
 func (h *Harness) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
 	h.Abort()
 	h.waitRun()
 	h.mu.Lock()

@@ -12,6 +12,12 @@ import (
 
 // startRun claims the idle harness and runs prompts in the background.
 func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
 	model, err := h.Model(ctx)
 	if err != nil {
 		return err
@@ -20,6 +26,10 @@ func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
 		return err
 	}
 	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return ErrClosed
+	}
 	if h.phase != PhaseIdle || h.switching || h.runDone != nil {
 		ph := h.phase
 		h.mu.Unlock()
