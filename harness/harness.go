@@ -66,6 +66,8 @@ type Harness struct {
 
 	hooks hooks
 
+	createMu sync.Mutex // serializes ensureSession
+
 	mu          sync.Mutex
 	sess        *session.Session
 	phase       Phase
@@ -147,12 +149,19 @@ func (h *Harness) Subscribe(fn func(Event)) (unsubscribe func()) {
 
 func (h *Harness) emit(ev Event) {
 	h.subMu.Lock()
+	h.emitLocked(ev)
+	h.subMu.Unlock()
+}
+
+// emitLocked delivers ev with h.subMu already held: a caller that must make
+// a state change and its events atomic to other emitters holds subMu across
+// both (lock order: subMu, then mu; never emit while holding mu).
+func (h *Harness) emitLocked(ev Event) {
 	h.seq++
 	ev.Seq = h.seq
 	for _, fn := range h.subs {
 		fn(ev)
 	}
-	h.subMu.Unlock()
 }
 
 // SetUI sets (or clears, with nil) the user interface the harness asks.

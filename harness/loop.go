@@ -56,9 +56,15 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		// lost: pending changes are flushed, and messages that came after the
 		// loop's last look at the queue start the next run.
 		var leftover []llm.Message
+		var tokens *Tokens
 		for settled := false; !settled; {
 			h.flushPending(context.Background())
 			h.persistState(context.Background())
+			tokens = h.tokensPtr()
+			// subMu is held from marking the run idle until agent_end is
+			// delivered, so a run started meanwhile cannot emit its
+			// agent_start before this run's agent_end.
+			h.subMu.Lock()
 			h.mu.Lock()
 			if settled = len(h.pending) == 0; settled {
 				leftover = append(h.steering, h.followUp...)
@@ -67,12 +73,16 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 				h.runCancel, h.runDone = nil, nil
 			}
 			h.mu.Unlock()
+			if !settled {
+				h.subMu.Unlock()
+			}
 		}
 		if len(leftover) > 0 {
-			h.emitQueue()
+			h.emitLocked(Event{Type: EvQueueUpdate})
 		}
-		h.emit(Event{Type: EvPhase, Phase: PhaseIdle})
-		h.emit(Event{Type: EvAgentEnd, Reason: endReason, Tokens: h.tokensPtr()})
+		h.emitLocked(Event{Type: EvPhase, Phase: PhaseIdle})
+		h.emitLocked(Event{Type: EvAgentEnd, Reason: endReason, Tokens: tokens})
+		h.subMu.Unlock()
 		close(done)
 		if p := x.planApproved.Load(); p != nil && endReason != string(llm.StopAborted) {
 			go h.handOverToBuild(*p, leftover)
@@ -119,8 +129,9 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		if msg.StopReason == llm.StopError && !overflowRetried && isContextOverflow(msg.ErrorMessage) {
 			// The provider says the context is too long: compact and retry once.
 			overflowRetried = true
-			h.emit(Event{Type: EvMessageEnd, Message: &msg})
 			if err := h.compact(ctx, model, "overflow", ""); err == nil {
+				// The failed call is not recorded: its message ends here.
+				h.emit(Event{Type: EvMessageEnd, Message: &msg})
 				h.emit(Event{Type: EvTurnEnd})
 				continue
 			}

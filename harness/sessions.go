@@ -271,6 +271,9 @@ func copyMap(m map[string]string) map[string]string {
 // ensureSession returns the current session, creating one in the cwd when
 // none is open.
 func (h *Harness) ensureSession(ctx context.Context) (*session.Session, error) {
+	// Two prompts at once with no session must not create two.
+	h.createMu.Lock()
+	defer h.createMu.Unlock()
 	if s := h.Session(); s != nil {
 		return s, nil
 	}
