@@ -33,6 +33,17 @@ func (h *Harness) Bash(ctx context.Context, command string, excludeFromContext b
 		return BashResult{}, err
 	}
 	defer h.endSwitch()
+	// agent/abort stops a user command too.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	h.mu.Lock()
+	h.bashCancel = cancel
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.bashCancel = nil
+		h.mu.Unlock()
+	}()
 	s, err := h.ensureSession(ctx)
 	if err != nil {
 		return BashResult{}, err

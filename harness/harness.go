@@ -90,6 +90,7 @@ type Harness struct {
 	pending  []func(context.Context) error // changes queued during a turn, flushed at turn_end
 
 	runCancel   context.CancelFunc
+	bashCancel  context.CancelFunc // a user command (agent/bash) in progress
 	runDone     chan struct{}
 	lastUsage   llm.Usage
 	cumulative  llm.Usage

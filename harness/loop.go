@@ -12,6 +12,12 @@ import (
 
 // startRun claims the idle harness and runs prompts in the background.
 func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
+	return h.startRunAs(ctx, prompts, false)
+}
+
+// startRunAs starts a run; claimed says the caller holds the switch claim
+// (claimIdle), which the new run takes over atomically.
+func (h *Harness) startRunAs(ctx context.Context, prompts []llm.Message, claimed bool) error {
 	h.mu.Lock()
 	closed := h.closed
 	h.mu.Unlock()
@@ -30,10 +36,13 @@ func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
 		h.mu.Unlock()
 		return ErrClosed
 	}
-	if h.phase != PhaseIdle || h.switching || h.runDone != nil {
+	if h.phase != PhaseIdle || (h.switching && !claimed) || h.runDone != nil {
 		ph := h.phase
 		h.mu.Unlock()
 		return &BusyError{Phase: ph}
+	}
+	if claimed {
+		h.switching = false
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -73,8 +73,10 @@ func (h *Harness) SetMode(ctx context.Context, id string) (ModeState, error) {
 	if m == nil {
 		return ModeState{}, fmt.Errorf("%w: mode %q", ErrNotFound, id)
 	}
-	h.Abort()
-	h.waitRun()
+	if err := h.claimIdle(ctx); err != nil {
+		return ModeState{}, err
+	}
+	defer h.endSwitch()
 	h.mu.Lock()
 	if h.hasModel {
 		h.modeModels[h.mode] = h.model.Ref()

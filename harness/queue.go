@@ -2,7 +2,9 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/llm"
 )
@@ -108,19 +110,47 @@ func (h *Harness) Interrupt(ctx context.Context, text string) error {
 	h.steering, h.followUp = nil, nil
 	h.mu.Unlock()
 	h.emitQueue()
-	h.Abort()
-	h.waitRun()
-	return h.startRun(ctx, []llm.Message{m})
+	if err := h.claimIdle(ctx); err != nil {
+		return err
+	}
+	if err := h.startRunAs(ctx, []llm.Message{m}, true); err != nil {
+		h.endSwitch()
+		return err
+	}
+	return nil
 }
 
-// Abort stops the stream, any running tool and any wait on the user. The
-// queue is kept only for interrupt's own message; steering and follow-ups
-// are dropped.
+// claimIdle aborts any run, waits for it and claims the idle harness (as
+// beginSwitch) so that nothing starts in between; release with endSwitch or
+// hand the claim to startRunAs. A run that starts while waiting (a queued
+// message delivered at the end of the aborted one) is aborted too.
+func (h *Harness) claimIdle(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		h.Abort()
+		h.waitRun()
+		err := h.beginSwitch()
+		var busy *BusyError
+		if err == nil || !errors.As(err, &busy) || busy.Phase != PhaseTurn && busy.Phase != PhaseIdle || attempt >= 20 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// Abort stops the stream, any running tool, any wait on the user and a
+// user command (agent/bash). Queued steering and follow-ups are dropped.
 func (h *Harness) Abort() {
 	h.mu.Lock()
-	cancel := h.runCancel
+	cancel, bash := h.runCancel, h.bashCancel
 	h.steering, h.followUp = nil, nil
 	h.mu.Unlock()
+	if bash != nil {
+		bash()
+	}
 	if cancel != nil {
 		cancel()
 		h.emitQueue()
