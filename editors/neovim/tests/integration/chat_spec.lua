@@ -197,7 +197,7 @@ t.test('without a usable model the prompt fails with the hint and the input is k
     return t.notified('pi-lsp: ') ~= nil
   end, 5000, 'an error was shown')
   local msg = t.messages[t.notified('pi-lsp: ')].msg
-  t.ok(msg:find('no usable model', 1, true) and msg:find('configure a model', 1, true), 'no hint in: ' .. msg)
+  t.ok(msg:find('no usable model', 1, true) and msg:find('PI_LSP_MODELS', 1, true), 'no hint in: ' .. msg)
   t.wait(function()
     return vim.api.nvim_buf_get_lines(view.ibuf, 0, -1, false)[1] == 'hello?'
   end, 2000, 'the input was given back')
