@@ -2,8 +2,10 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -248,4 +250,58 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// LoadModes reads modes from a JSON file (an array of Mode) and merges them
+// into the built-ins: a mode with a built-in id replaces its fields that are
+// set; a new id adds a mode. A missing file gives the built-ins.
+func LoadModes(path string) ([]Mode, error) {
+	modes := DefaultModes()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return modes, nil
+	}
+	if err != nil {
+		return modes, fmt.Errorf("modes: %w", err)
+	}
+	var extra []Mode
+	if err := json.Unmarshal(data, &extra); err != nil {
+		return modes, fmt.Errorf("modes: %s: %w", path, err)
+	}
+	for i, m := range extra {
+		if m.ID == "" {
+			return modes, fmt.Errorf("modes: %s: mode %d has no id", path, i)
+		}
+		found := false
+		for j := range modes {
+			if modes[j].ID != m.ID {
+				continue
+			}
+			found = true
+			b := &modes[j]
+			if m.Name != "" {
+				b.Name = m.Name
+			}
+			if m.Color != "" {
+				b.Color = m.Color
+			}
+			if m.DefaultModel != "" {
+				b.DefaultModel = m.DefaultModel
+			}
+			if m.Prompt != "" {
+				b.Prompt = m.Prompt
+			}
+			if m.Tools != nil {
+				b.Tools = m.Tools
+			}
+			b.ReadOnly = b.ReadOnly || m.ReadOnly
+		}
+		if !found {
+			if m.Name == "" {
+				m.Name = m.ID
+			}
+			modes = append(modes, m)
+		}
+	}
+	return modes, nil
 }

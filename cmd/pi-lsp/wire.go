@@ -89,6 +89,14 @@ func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harne
 	if reg == nil {
 		reg = c.registry()
 	}
+	modesPath := os.Getenv("PI_LSP_MODES")
+	if modesPath == "" {
+		modesPath = filepath.Join(agentDir(), "modes.json")
+	}
+	modes, err := harness.LoadModes(modesPath)
+	if err != nil {
+		return nil, err
+	}
 	var e env.Env = env.NewLocal(abs)
 	if c.buffers != nil {
 		e = &env.Editor{Env: e, Read: c.buffers}
@@ -102,6 +110,7 @@ func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harne
 		SkillPaths:   skillPaths,
 		DefaultModel: c.model,
 		Yolo:         c.yolo,
+		Modes:        modes,
 		Environ:      os.Environ(),
 		Logger:       log,
 	})

@@ -312,3 +312,24 @@ func TestSecretNeverCrossesTheWire(t *testing.T) {
 		t.Fatal("the secret is in a snapshot or an export")
 	}
 }
+
+func TestModesFromConfig(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{{Text: "ok", Repeat: true}})
+	modes := filepath.Join(e.home, "modes.json")
+	writeFile(t, modes, `[{"id":"review","name":"Review","color":"#9c27b0","readOnly":true,"tools":["read","grep"]}]`)
+	s := e.start(startOpt{extraEnv: []string{"PI_LSP_MODES=" + modes}})
+	var ml struct {
+		Modes []map[string]any `json:"modes"`
+	}
+	s.call("mode/list", nil, &ml)
+	if len(ml.Modes) != 4 || ml.Modes[3]["id"] != "review" || ml.Modes[3]["color"] != "#9c27b0" {
+		t.Fatalf("modes: %v", ml.Modes)
+	}
+	s.call("mode/set", map[string]any{"mode": "review"}, nil)
+	s.prompt("look around")
+	s.waitIdle()
+	req := string(e.llm.Requests()[0])
+	if !strings.Contains(req, `"name":"grep"`) || strings.Contains(req, `"name":"ls"`) || strings.Contains(req, `"name":"write"`) {
+		t.Fatal("the review mode's tool list was not applied")
+	}
+}
