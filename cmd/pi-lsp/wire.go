@@ -97,6 +97,10 @@ func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harne
 	if err != nil {
 		return nil, err
 	}
+	overrides, err := budgetOverrides(settingsPath())
+	if err != nil {
+		return nil, err
+	}
 	var e env.Env = env.NewLocal(abs)
 	if c.buffers != nil {
 		e = &env.Editor{Env: e, Read: c.buffers}
@@ -111,8 +115,10 @@ func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harne
 		DefaultModel: c.model,
 		Yolo:         c.yolo,
 		Modes:        modes,
-		Environ:      os.Environ(),
-		Logger:       log,
+
+		BudgetOverrides: overrides,
+		Environ:         os.Environ(),
+		Logger:          log,
 	})
 	return h, nil
 }

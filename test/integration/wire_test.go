@@ -393,3 +393,18 @@ func TestNoModelErrorSaysHowToConfigure(t *testing.T) {
 		t.Fatalf("message: %q", re.Message)
 	}
 }
+
+func TestCompactionBudgetOverridePerModel(t *testing.T) {
+	e := newEnv(t, nil, llmtest.ModelSpec{ID: "m1", ContextWindow: 40000})
+	settings := filepath.Join(e.home, "pi-lsp.json")
+	writeFile(t, settings, `{"compaction": {"fake/m1": {"reserveTokens": 3000, "keepRecentTokens": 9000}}}`)
+	s := e.start(startOpt{extraEnv: []string{"PI_LSP_SETTINGS=" + settings}})
+	st := s.state()
+	if st.Tokens.ReserveTokens != 3000 || st.Tokens.KeepRecent != 9000 || st.ContextWindow != 40000 {
+		t.Fatalf("budget in force: %+v", st.Tokens)
+	}
+	s2 := e.start(startOpt{})
+	if st := s2.state(); st.Tokens.ReserveTokens == 3000 {
+		t.Fatalf("without the setting the derived budget applies: %+v", st.Tokens)
+	}
+}
