@@ -291,6 +291,8 @@ func (h *Harness) compactLocked(ctx context.Context, model llm.Model, reason, in
 		return err
 	}
 	h.emit(Event{Type: EvCompactionStart, Reason: reason})
+	h.emit(Event{Type: EvCompactionUpdate, Reason: reason,
+		Summary: fmt.Sprintf("summarizing %d messages (%d tokens)", len(prep.ToSummarize)+len(prep.TurnPrefix), prep.TokensBefore)})
 	var res compaction.Result
 	cancelled := false
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeCompact) {

@@ -11,36 +11,37 @@ type EventType string
 
 // Harness events, in the order a run emits them.
 const (
-	EvAgentStart      EventType = "agent_start"
-	EvAgentEnd        EventType = "agent_end"
-	EvTurnStart       EventType = "turn_start"
-	EvTurnEnd         EventType = "turn_end"
-	EvMessageStart    EventType = "message_start"
-	EvMessageUpdate   EventType = "message_update"
-	EvMessageEnd      EventType = "message_end"
-	EvToolStart       EventType = "tool_execution_start"
-	EvToolUpdate      EventType = "tool_execution_update"
-	EvToolEnd         EventType = "tool_execution_end"
-	EvQueueUpdate     EventType = "queue_update"
-	EvRetryStart      EventType = "retry_start"
-	EvRetryEnd        EventType = "retry_end"
-	EvPhase           EventType = "phase_change"
-	EvCompactionStart EventType = "compaction_start"
-	EvCompactionEnd   EventType = "compaction_end"
-	EvApproval        EventType = "approval_pending"  // Approval set: waiting on the user
-	EvApprovalDone    EventType = "approval_resolved" // ToolCallID, Decision
-	EvQuestion        EventType = "question_pending"
-	EvQuestionDone    EventType = "question_resolved"
-	EvPlan            EventType = "plan_pending"
-	EvPlanDone        EventType = "plan_resolved"
-	EvTasks           EventType = "tasks_update"
-	EvMode            EventType = "mode_change"
-	EvModel           EventType = "model_change"
-	EvThinking        EventType = "thinking_change"
-	EvUsage           EventType = "usage_update"
-	EvSession         EventType = "session_change" // a different session (or leaf) is now current
-	EvError           EventType = "error"
-	EvSkills          EventType = "skills_changed"
+	EvAgentStart       EventType = "agent_start"
+	EvAgentEnd         EventType = "agent_end"
+	EvTurnStart        EventType = "turn_start"
+	EvTurnEnd          EventType = "turn_end"
+	EvMessageStart     EventType = "message_start"
+	EvMessageUpdate    EventType = "message_update"
+	EvMessageEnd       EventType = "message_end"
+	EvToolStart        EventType = "tool_execution_start"
+	EvToolUpdate       EventType = "tool_execution_update"
+	EvToolEnd          EventType = "tool_execution_end"
+	EvQueueUpdate      EventType = "queue_update"
+	EvRetryStart       EventType = "retry_start"
+	EvRetryEnd         EventType = "retry_end"
+	EvPhase            EventType = "phase_change"
+	EvCompactionStart  EventType = "compaction_start"
+	EvCompactionUpdate EventType = "compaction_update" // Summary says what is being summarized
+	EvCompactionEnd    EventType = "compaction_end"
+	EvApproval         EventType = "approval_pending"  // Approval set: waiting on the user
+	EvApprovalDone     EventType = "approval_resolved" // ToolCallID, Decision
+	EvQuestion         EventType = "question_pending"
+	EvQuestionDone     EventType = "question_resolved"
+	EvPlan             EventType = "plan_pending"
+	EvPlanDone         EventType = "plan_resolved"
+	EvTasks            EventType = "tasks_update"
+	EvMode             EventType = "mode_change"
+	EvModel            EventType = "model_change"
+	EvThinking         EventType = "thinking_change"
+	EvUsage            EventType = "usage_update"
+	EvSession          EventType = "session_change" // a different session (or leaf) is now current
+	EvError            EventType = "error"
+	EvSkills           EventType = "skills_changed"
 )
 
 // Phase is the harness phase. Entry points that need PhaseIdle answer busy.

@@ -139,7 +139,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 			r.Apply(ev)
 			r.SetYolo(h.ModeState().Yolo)
 			return
-		case harness.EvCompactionStart, harness.EvCompactionEnd, harness.EvSkills:
+		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills:
 			prog.add(ev)
 		}
 		r.Apply(ev)
@@ -233,6 +233,8 @@ func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
 						title = "Summarizing branch"
 					}
 					_ = c.Progress(token, map[string]any{"kind": "begin", "title": title, "message": ev.Reason, "percentage": 0})
+				case harness.EvCompactionUpdate:
+					_ = c.Progress(token, map[string]any{"kind": "report", "message": ev.Summary})
 				case harness.EvCompactionEnd:
 					msg := "done"
 					if ev.Error != "" {

@@ -298,8 +298,8 @@ func TestCompactionAutoMidToolLoopAndRestart(t *testing.T) {
 		t.Fatalf("summary lacks the summarizer's text or the read files: %q", cs[0]["summary"])
 	}
 
-	// $/progress begin and end for each compaction.
-	var begins, ends int
+	// $/progress begin, report and end for each compaction.
+	var begins, reports, ends int
 	for _, n := range s.Notifications("$/progress") {
 		var p struct {
 			Token string `json:"token"`
@@ -315,12 +315,14 @@ func TestCompactionAutoMidToolLoopAndRestart(t *testing.T) {
 		switch {
 		case p.Value.Kind == "begin" && p.Value.Title == "Compacting context" && p.Value.Message == "threshold":
 			begins++
+		case p.Value.Kind == "report" && strings.HasPrefix(p.Value.Message, "summarizing "):
+			reports++
 		case p.Value.Kind == "end" && p.Value.Message == "done":
 			ends++
 		}
 	}
-	if begins != len(cs) || ends != len(cs) {
-		t.Fatalf("$/progress: %d begin, %d end for %d compactions", begins, ends, len(cs))
+	if begins != len(cs) || reports != len(cs) || ends != len(cs) {
+		t.Fatalf("$/progress: %d begin, %d report, %d end for %d compactions", begins, reports, ends, len(cs))
 	}
 
 	// session/state reports the accounting.
