@@ -107,24 +107,34 @@ func (s *Session) settings(p plan) (provider, modelID, thinking string, err erro
 	return provider, modelID, thinking, nil
 }
 
+// contextHead is what BuildContext and ContextInfo share: the plan of the
+// current branch and its folded settings, written to provider, modelID and
+// thinking. ok is false for an empty branch. The caller holds s.mu.
+func (s *Session) contextHead(provider, modelID, thinking *string) (p plan, ok bool, err error) {
+	if s.closed {
+		return p, false, ErrClosed
+	}
+	if s.idx.leaf == none {
+		return p, false, nil
+	}
+	if p, err = s.planContext(); err != nil {
+		return p, false, err
+	}
+	if *provider, *modelID, *thinking, err = s.settings(p); err != nil {
+		return p, false, err
+	}
+	return p, true, nil
+}
+
 // BuildContext returns the messages for the model on the current branch,
 // exactly as pi's buildSessionContext: settings folded, the last compaction
 // applied, branch summaries (non-empty) and custom messages converted.
 func (s *Session) BuildContext(ctx context.Context) (Context, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.closed {
-		return Context{}, ErrClosed
-	}
 	out := Context{ThinkingLevel: "off"}
-	if s.idx.leaf == none {
-		return out, nil
-	}
-	p, err := s.planContext()
-	if err != nil {
-		return out, err
-	}
-	if out.Provider, out.ModelID, out.ThinkingLevel, err = s.settings(p); err != nil {
+	p, ok, err := s.contextHead(&out.Provider, &out.ModelID, &out.ThinkingLevel)
+	if err != nil || !ok {
 		return out, err
 	}
 	if p.compaction != none {
@@ -194,18 +204,9 @@ func entryMessage(e *Entry) (llm.Message, bool) {
 func (s *Session) ContextInfo(ctx context.Context) (ContextInfo, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.closed {
-		return ContextInfo{}, ErrClosed
-	}
 	out := ContextInfo{ThinkingLevel: "off"}
-	if s.idx.leaf == none {
-		return out, nil
-	}
-	p, err := s.planContext()
-	if err != nil {
-		return out, err
-	}
-	if out.Provider, out.ModelID, out.ThinkingLevel, err = s.settings(p); err != nil {
+	p, ok, err := s.contextHead(&out.Provider, &out.ModelID, &out.ThinkingLevel)
+	if err != nil || !ok {
 		return out, err
 	}
 	if p.compaction != none {
