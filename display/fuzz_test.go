@@ -100,10 +100,12 @@ func FuzzReducerFrames(f *testing.F) {
 	})
 }
 
-// FuzzPatch feeds arbitrary ops to Patch: it must fail cleanly, not panic.
+// FuzzPatch decodes arbitrary ops in their wire form and applies them with
+// Patch: both must fail cleanly, not panic.
 func FuzzPatch(f *testing.F) {
-	f.Add(`{"a":[1,"x",{"b":"y"}]}`, `[{"op":"append","path":["a",2,"b"],"value":"z"},{"op":"push","path":["a"],"value":1},{"op":"delete","path":["a"]}]`)
-	f.Add(`{"items":[]}`, `[{"op":"set","path":["items",0],"value":1}]`)
+	f.Add(`{"a":[1,"x",{"b":"y"}]}`, `[["a",["a",2,"b"],"z"],["p",["a"],1],["d",["a"]]]`)
+	f.Add(`{"items":[]}`, `[["s",["items",0],1]]`)
+	f.Add(`{}`, `[["x",[],1],["s"],["d",["a"],1],[]]`)
 	f.Fuzz(func(t *testing.T, doc, ops string) {
 		var d any
 		var o []display.Op

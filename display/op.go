@@ -13,28 +13,85 @@ const (
 	OpDelete = "delete" // remove the object key at Path
 )
 
+// Wire codes of the op kinds: on the wire an op is the array
+// [code, path, value] ([code, path] for delete). Frames are sent two or three
+// times a second while text streams, so the op's own framing is kept to a
+// few bytes (docs/protocol.md, "display/state").
+const (
+	codeSet    = "s"
+	codeAppend = "a"
+	codePush   = "p"
+	codeDelete = "d"
+)
+
 // Op is one change to the DisplayState. Path elements are object keys
 // (string) or array indices (int). An Op handed out in a Frame is never
 // modified; its Value is a copy the receiver may keep.
 type Op struct {
-	Op    string `json:"op"`
-	Path  []any  `json:"path"`
-	Value any    `json:"value,omitempty"`
+	Op    string
+	Path  []any
+	Value any
 }
 
-// MarshalJSON always writes "value" (null included) except for delete.
+// MarshalJSON writes the op as [code, path, value], or [code, path] for a
+// delete.
 func (o Op) MarshalJSON() ([]byte, error) {
-	if o.Op == OpDelete {
-		return json.Marshal(struct {
-			Op   string `json:"op"`
-			Path []any  `json:"path"`
-		}{o.Op, o.Path})
+	var code string
+	switch o.Op {
+	case OpSet:
+		code = codeSet
+	case OpAppend:
+		code = codeAppend
+	case OpPush:
+		code = codePush
+	case OpDelete:
+		return json.Marshal([]any{codeDelete, o.Path})
+	default:
+		return nil, fmt.Errorf("display: unknown op %q", o.Op)
 	}
-	return json.Marshal(struct {
-		Op    string `json:"op"`
-		Path  []any  `json:"path"`
-		Value any    `json:"value"`
-	}{o.Op, o.Path, o.Value})
+	return json.Marshal([]any{code, o.Path, o.Value})
+}
+
+// UnmarshalJSON reads an op in its wire form. Path indices decode as
+// float64, which Patch accepts.
+func (o *Op) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("display: an op is an array [code, path, value]: %w", err)
+	}
+	if len(raw) < 2 {
+		return fmt.Errorf("display: an op needs a code and a path, got %d elements", len(raw))
+	}
+	var code string
+	if err := json.Unmarshal(raw[0], &code); err != nil {
+		return fmt.Errorf("display: op code: %w", err)
+	}
+	want := 3
+	switch code {
+	case codeSet:
+		o.Op = OpSet
+	case codeAppend:
+		o.Op = OpAppend
+	case codePush:
+		o.Op = OpPush
+	case codeDelete:
+		o.Op, want = OpDelete, 2
+	default:
+		return fmt.Errorf("display: unknown op code %q", code)
+	}
+	if len(raw) != want {
+		return fmt.Errorf("display: op %q needs %d elements, got %d", code, want, len(raw))
+	}
+	o.Path, o.Value = nil, nil
+	if err := json.Unmarshal(raw[1], &o.Path); err != nil {
+		return fmt.Errorf("display: op path: %w", err)
+	}
+	if want == 3 {
+		if err := json.Unmarshal(raw[2], &o.Value); err != nil {
+			return fmt.Errorf("display: op value: %w", err)
+		}
+	}
+	return nil
 }
 
 // samePath reports whether a and b name the same location.

@@ -1,6 +1,7 @@
 package display
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +63,7 @@ type rop struct {
 	path []any
 	str  string
 	val  any
+	at   int // push: the array index the value lands at, or -1
 }
 
 // liveItem is the assistant item being streamed. Its text lives in byte
@@ -316,20 +318,20 @@ func (r *Reducer) compactionEnd(ev harness.Event) {
 	r.setTokens(ev.Tokens)
 }
 
-// setTokens sends only the counters that changed: a usage update during a
-// run costs a few bytes, not the whole object.
+// setTokens sends the counters that changed, one set each, or the whole
+// object when that is smaller on the wire.
 func (r *Reducer) setTokens(t *harness.Tokens) {
 	if t == nil || *t == r.st.Tokens {
 		return
 	}
 	old := r.st.Tokens
 	r.st.Tokens = *t
-	type change struct {
+	var ops []rop
+	fieldBytes := 0
+	for _, f := range []struct {
 		name     string
 		old, new int
-	}
-	var changed []change
-	for _, f := range []change{
+	}{
 		{"input", old.Input, t.Input}, {"output", old.Output, t.Output},
 		{"cacheRead", old.CacheRead, t.CacheRead}, {"cacheWrite", old.CacheWrite, t.CacheWrite},
 		{"total", old.Total, t.Total}, {"contextTokens", old.ContextTokens, t.ContextTokens},
@@ -337,16 +339,16 @@ func (r *Reducer) setTokens(t *harness.Tokens) {
 		{"keepRecentTokens", old.KeepRecent, t.KeepRecent}, {"compactions", old.Compactions, t.Compactions},
 	} {
 		if f.old != f.new {
-			changed = append(changed, f)
+			ops = append(ops, rop{op: OpSet, path: path("tokens", f.name), val: f.new, at: -1})
+			// ["s",["tokens","name"],N],
+			fieldBytes += len(`["s",["tokens",""],],`) + len(f.name) + len(strconv.Itoa(f.new))
 		}
 	}
-	if len(changed) > 3 { // the whole object is smaller than many paths
+	if whole, err := json.Marshal(*t); err == nil && len(`["s",["tokens"],],`)+len(whole) < fieldBytes {
 		r.set(path("tokens"), *t)
 		return
 	}
-	for _, f := range changed {
-		r.set(path("tokens", f.name), f.new)
-	}
+	r.ops = append(r.ops, ops...)
 }
 
 func (r *Reducer) addError(msg string) {
@@ -379,7 +381,7 @@ func (r *Reducer) pushItem(it Item) int {
 		it.ID = r.newID()
 	}
 	r.st.Items = append(r.st.Items, it)
-	r.push(path("items"), it)
+	r.ops = append(r.ops, rop{op: OpPush, path: path("items"), val: it, at: len(r.st.Items) - 1})
 	return len(r.st.Items) - 1
 }
 
@@ -393,10 +395,12 @@ func (r *Reducer) setItemField(idx int, field string, v any) {
 }
 
 // Op recorders. Values must be copies the reducer never mutates afterwards.
-func (r *Reducer) set(p []any, v any)  { r.ops = append(r.ops, rop{op: OpSet, path: p, val: v}) }
-func (r *Reducer) push(p []any, v any) { r.ops = append(r.ops, rop{op: OpPush, path: p, val: v}) }
+func (r *Reducer) set(p []any, v any) { r.ops = append(r.ops, rop{op: OpSet, path: p, val: v}) }
+func (r *Reducer) push(p []any, v any) {
+	r.ops = append(r.ops, rop{op: OpPush, path: p, val: v, at: -1})
+}
 func (r *Reducer) appendStr(p []any, s string) {
-	r.ops = append(r.ops, rop{op: OpAppend, path: p, str: s})
+	r.ops = append(r.ops, rop{op: OpAppend, path: p, str: s, at: -1})
 }
 
 func path(els ...any) []any { return els }

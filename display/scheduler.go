@@ -68,6 +68,7 @@ type pendingOp struct {
 	path []any
 	val  any
 	buf  []byte
+	at   int // push: the array index the value lands at, or -1
 }
 
 // NewScheduler attaches a scheduler for one client to r. Its first frame is
@@ -248,7 +249,7 @@ func (s *Scheduler) merge(o *rop) {
 				break
 			}
 		}
-		s.pending = append(s.pending, pendingOp{op: OpAppend, path: o.path, buf: append([]byte(nil), o.str...)})
+		s.pending = append(s.pending, pendingOp{op: OpAppend, path: o.path, buf: append([]byte(nil), o.str...), at: -1})
 	case OpSet, OpDelete:
 		kept := s.pending[:0]
 		for _, q := range s.pending {
@@ -257,9 +258,9 @@ func (s *Scheduler) merge(o *rop) {
 			}
 		}
 		clear(s.pending[len(kept):])
-		s.pending = append(kept, pendingOp{op: o.op, path: o.path, val: o.val})
+		s.pending = append(kept, pendingOp{op: o.op, path: o.path, val: o.val, at: -1})
 	default:
-		s.pending = append(s.pending, pendingOp{op: o.op, path: o.path, val: o.val})
+		s.pending = append(s.pending, pendingOp{op: o.op, path: o.path, val: o.val, at: o.at})
 	}
 }
 
@@ -270,13 +271,16 @@ func (s *Scheduler) flushLocked() {
 		return
 	}
 	ops := make([]Op, len(s.pending))
+	at := make([]int, len(s.pending))
 	for i := range s.pending {
 		q := &s.pending[i]
 		ops[i] = Op{Op: q.op, Path: q.path, Value: q.val}
+		at[i] = q.at
 		if q.op == OpAppend {
 			ops[i].Value = string(q.buf)
 		}
 	}
+	ops = foldPushes(ops, at)
 	clear(s.pending)
 	s.pending = s.pending[:0]
 	s.version++

@@ -2,6 +2,7 @@ package display_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -114,23 +115,65 @@ func TestSchedulerCoalescesAppends(t *testing.T) {
 	c := newClient(t, r, newFake())
 	r.Apply(harness.Event{Type: harness.EvMessageStart, Message: assistantMsg("")})
 	words := strings.Fields("the quick brown fox jumps over the lazy dog")
-	for _, w := range words {
-		r.Apply(delta("text", w+" "))
-		r.Apply(delta("thinking", "."))
+	stream := func() {
+		for _, w := range words {
+			r.Apply(delta("text", w+" "))
+			r.Apply(delta("thinking", "."))
+		}
 	}
+	stream()
 	c.s.Flush()
 	f := c.drain()
+	// The item was pushed in this frame: it goes out whole, with the text
+	// streamed so far, and no append follows.
+	if len(f) != 1 || len(f[0].Ops) != 1 || f[0].Ops[0].Op != display.OpPush {
+		t.Fatalf("first frame = %+v", f)
+	}
+	it := f[0].Ops[0].Value.(display.Item)
+	if it.Text != strings.Join(words, " ")+" " || it.Thinking != strings.Repeat(".", len(words)) || !it.Streaming {
+		t.Fatalf("pushed item = %+v", it)
+	}
+	// Later chunks are one append per field, whatever their number.
+	stream()
+	c.s.Flush()
+	f = c.drain()
 	if len(f) != 1 {
 		t.Fatalf("frames = %d", len(f))
 	}
-	// push item, one append for text, one for thinking.
 	ops := f[0].Ops
-	if len(ops) != 3 || ops[1].Op != display.OpAppend || ops[2].Op != display.OpAppend {
+	if len(ops) != 2 || ops[0].Op != display.OpAppend || ops[1].Op != display.OpAppend {
 		t.Fatalf("ops = %+v", ops)
 	}
-	// The push carries the item as it was created; the appends carry the rest.
-	if ops[1].Value != strings.Join(words, " ")+" " || ops[2].Value != strings.Repeat(".", len(words)) {
-		t.Fatalf("append values = %q %q", ops[1].Value, ops[2].Value)
+	if ops[0].Value != strings.Join(words, " ")+" " || ops[1].Value != strings.Repeat(".", len(words)) {
+		t.Fatalf("append values = %q %q", ops[0].Value, ops[1].Value)
+	}
+	c.check(r)
+}
+
+func TestSchedulerFoldsChangesIntoANewItem(t *testing.T) {
+	r := display.NewReducer(display.ReducerOptions{})
+	c := newClient(t, r, newFake())
+	// A tool that starts, streams and ends within one frame is sent as one
+	// push of the finished item (tool end is urgent and flushes the batch).
+	r.Apply(harness.Event{Type: harness.EvToolStart, ToolCallID: "c1", ToolName: "bash", Args: json.RawMessage(`{"command":"ls"}`)})
+	r.Apply(harness.Event{Type: harness.EvToolUpdate, ToolCallID: "c1", Output: "a\n"})
+	r.Apply(harness.Event{Type: harness.EvToolUpdate, ToolCallID: "c1", Output: "a\nb\n"})
+	r.Apply(harness.Event{Type: harness.EvToolEnd, ToolCallID: "c1", ToolName: "bash", Output: "a\nb\n", IsError: true})
+	f := c.drain()
+	if len(f) != 1 {
+		t.Fatalf("frames = %d: %+v", len(f), f)
+	}
+	var pushes []display.Item
+	for _, op := range f[0].Ops {
+		if len(op.Path) > 0 && op.Path[0] == "items" {
+			if op.Op != display.OpPush {
+				t.Fatalf("op on the new item not folded into its push: %+v", op)
+			}
+			pushes = append(pushes, op.Value.(display.Item))
+		}
+	}
+	if len(pushes) != 1 || pushes[0].Status != display.ToolError || pushes[0].Output != "a\nb\n" || !pushes[0].IsError {
+		t.Fatalf("pushed items = %+v", pushes)
 	}
 	c.check(r)
 }

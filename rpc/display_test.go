@@ -101,17 +101,28 @@ func TestDisplayFrames(t *testing.T) {
 	user := llm.UserText("hi", 1)
 	src.emit(harness.Event{Type: harness.EvMessageStart, Message: &user})
 	src.emit(harness.Event{Type: harness.EvMessageStart, Message: &llm.Message{Role: llm.RoleAssistant}})
-	for _, w := range strings.Fields("streamed text arrives as appends") {
-		src.emit(harness.Event{Type: harness.EvMessageUpdate, DeltaKind: "text", Delta: w + " "})
-		clk.Advance(20 * time.Millisecond)
-	}
-	clk.Advance(time.Second)
-	waitDisplay(t, c, r)
-	// Streamed text went out as appends only.
-	for _, n := range c.Notifications("display/state") {
-		if strings.Contains(string(n.Params), `"text":"streamed text`) {
-			t.Fatalf("streamed text was resent whole: %s", n.Params)
+	// The first words ride in the item's push; once the item is on the
+	// client, what follows is sent as appends, never as the whole text again.
+	stream := func(words string) {
+		for _, w := range strings.Fields(words) {
+			src.emit(harness.Event{Type: harness.EvMessageUpdate, DeltaKind: "text", Delta: w + " "})
+			clk.Advance(20 * time.Millisecond)
 		}
+		clk.Advance(time.Second)
+		waitDisplay(t, c, r)
+	}
+	stream("streamed text")
+	stream("arrives as appends")
+	var sawAppend bool
+	for _, n := range c.Notifications("display/state") {
+		p := string(n.Params)
+		if strings.Contains(p, `streamed text arrives`) {
+			t.Fatalf("streamed text was resent whole: %s", p)
+		}
+		sawAppend = sawAppend || strings.Contains(p, `["a",["items",1,"text"],"arrives as appends "]`)
+	}
+	if !sawAppend {
+		t.Fatalf("the later text was not sent as an append: %v", c.Notifications("display/state"))
 	}
 	src.emit(harness.Event{Type: harness.EvApproval, Approval: &harness.ApprovalRequest{ToolCallID: "c1", ToolName: "write"}})
 	waitDisplay(t, c, r) // urgent: no clock advance needed

@@ -3,7 +3,7 @@
 // code in prompt.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyOp, applyOps, DisplayMirror } from './lib/display.mjs';
+import { applyOp, applyOps, decodeOp, DisplayMirror } from './lib/display.mjs';
 
 const base = () => ({ items: [{ id: 'a', kind: 'assistant', text: 'He' }], queue: { steering: [] }, retry: null });
 
@@ -43,6 +43,24 @@ test('applyOp: paths that do not fit are errors', () => {
   assert.throws(() => applyOps(base(), [{ op: 'set', path: ['a'], value: 1 }, { op: 'push', path: ['a'], value: 1 }]), /op 1 \(push \["a"\]\)/);
 });
 
+test('decodeOp: the wire form of ops', () => {
+  assert.deepEqual(decodeOp(['s', ['status'], 'running']), { op: 'set', path: ['status'], value: 'running' });
+  assert.deepEqual(decodeOp(['a', ['items', 0, 'text'], 'lo']), { op: 'append', path: ['items', 0, 'text'], value: 'lo' });
+  assert.deepEqual(decodeOp(['p', ['items'], { id: 'c' }]), { op: 'push', path: ['items'], value: { id: 'c' } });
+  assert.deepEqual(decodeOp(['d', ['retry']]), { op: 'delete', path: ['retry'] });
+  assert.deepEqual(decodeOp(['s', ['retry'], null]), { op: 'set', path: ['retry'], value: null });
+  for (const [wire, re] of [
+    [{ op: 'set', path: ['a'], value: 1 }, /an op is an array/],
+    [['s'], /an op is an array/],
+    [['x', ['a'], 1], /unknown op code "x"/],
+    [['s', ['a']], /needs 3 elements/],
+    [['d', ['a'], 1], /needs 2 elements/],
+    [['a', 'items.0.text', 'x'], /path is not an array/],
+  ]) {
+    assert.throws(() => decodeOp(wire), re, JSON.stringify(wire));
+  }
+});
+
 test('DisplayMirror folds frames in order and resyncs on a gap', async () => {
   let snapshots = 0;
   const server = { version: 4, state: { items: [{ kind: 'assistant', text: 'Hello world' }], status: 'running' } };
@@ -51,15 +69,15 @@ test('DisplayMirror folds frames in order and resyncs on a gap', async () => {
     return structuredClone(server);
   });
   m.onFrame({ version: 1, state: { items: [], status: 'idle' } });
-  m.onFrame({ version: 2, ops: [{ op: 'push', path: ['items'], value: { kind: 'assistant', text: 'Hel' } }] });
-  m.onFrame({ version: 3, ops: [{ op: 'append', path: ['items', 0, 'text'], value: 'lo' }] });
+  m.onFrame({ version: 2, ops: [['p', ['items'], { kind: 'assistant', text: 'Hel' }]] });
+  m.onFrame({ version: 3, ops: [['a', ['items', 0, 'text'], 'lo']] });
   assert.equal(m.version, 3);
   assert.equal(m.state.items[0].text, 'Hello');
   assert.equal(snapshots, 0);
 
   // Version 4 is lost; 5 arrives: a gap. The snapshot (version 4) replaces
   // the copy and the stashed frame 5 applies on top of it.
-  m.onFrame({ version: 5, ops: [{ op: 'append', path: ['items', 0, 'text'], value: '!' }] });
+  m.onFrame({ version: 5, ops: [['a', ['items', 0, 'text'], '!']] });
   assert.equal(m.gaps, 1);
   await m.resyncing;
   assert.equal(snapshots, 1);
@@ -68,7 +86,7 @@ test('DisplayMirror folds frames in order and resyncs on a gap', async () => {
   assert.equal(m.state.status, 'running');
 
   // An old frame after the snapshot is ignored; a full-state frame replaces.
-  m.onFrame({ version: 3, ops: [{ op: 'set', path: ['status'], value: 'bogus' }] });
+  m.onFrame({ version: 3, ops: [['s', ['status'], 'bogus']] });
   assert.equal(m.state.status, 'running');
   m.onFrame({ version: 9, state: { items: [], status: 'idle' } });
   assert.equal(m.version, 9);
@@ -79,7 +97,7 @@ test('DisplayMirror folds frames in order and resyncs on a gap', async () => {
 test('DisplayMirror resyncs after a frame that does not apply', async () => {
   const m = new DisplayMirror(async () => ({ version: 2, state: { items: ['fixed'] } }));
   m.onFrame({ version: 1, state: { items: [] } });
-  m.onFrame({ version: 2, ops: [{ op: 'append', path: ['items', 3], value: 'x' }] });
+  m.onFrame({ version: 2, ops: [['a', ['items', 3], 'x']] });
   assert.match(m.error.message, /version 2: op 0/);
   await m.resyncing;
   assert.deepEqual(m.state, { items: ['fixed'] });
@@ -90,7 +108,7 @@ test('DisplayMirror.waitFor resolves on change and times out otherwise', async (
   const m = new DisplayMirror(async () => ({ version: 0, state: {} }));
   m.onFrame({ version: 1, state: { status: 'running' } });
   const idle = m.waitFor('idle', (s) => s.status === 'idle', 2000);
-  m.onFrame({ version: 2, ops: [{ op: 'set', path: ['status'], value: 'idle' }] });
+  m.onFrame({ version: 2, ops: [['s', ['status'], 'idle']] });
   assert.equal((await idle).status, 'idle');
   await assert.rejects(m.waitFor('never', () => false, 50), /timed out waiting for never/);
 });

@@ -1,6 +1,6 @@
 // Applying `display/state` frames (docs/protocol.md, "Display"). Used by both the extension host
 // (for the trees and the status bar) and the webview (for the chat); it has no dependencies.
-import type { DisplayFrame, DisplayOp, DisplayState, PathElem } from './protocol';
+import type { DisplayFrame, DisplayOp, DisplayState, PathElem, WireOp } from './protocol';
 
 /** Thrown when an op does not fit the state it is applied to; the caller resyncs. */
 export class OpError extends Error {}
@@ -108,6 +108,22 @@ export function applyOp(state: DisplayState, op: DisplayOp): DisplayState {
   }
 }
 
+const CODES: Record<string, DisplayOp['op']> = { s: 'set', a: 'append', p: 'push', d: 'delete' };
+
+/** Decodes an op from its wire form `[code, path, value]` (`[code, path]` for delete). */
+export function decodeOp(wire: WireOp): DisplayOp {
+  if (!Array.isArray(wire) || wire.length < 2) {
+    throw new OpError(`an op is an array [code, path, value], got ${JSON.stringify(wire)}`);
+  }
+  const op = typeof wire[0] === 'string' ? CODES[wire[0]] : undefined;
+  if (!op) throw new OpError(`unknown op code ${JSON.stringify(wire[0])}`);
+  const want = op === 'delete' ? 2 : 3;
+  if (wire.length !== want) throw new OpError(`op ${JSON.stringify(wire[0])} needs ${want} elements, got ${wire.length}`);
+  if (!Array.isArray(wire[1])) throw new OpError(`op path is not an array: ${JSON.stringify(wire[1])}`);
+  const path = wire[1] as PathElem[];
+  return want === 3 ? { op, path, value: wire[2] } : { op, path };
+}
+
 /** Applies ops in order; returns the new root. */
 export function applyOps(state: DisplayState, ops: DisplayOp[]): DisplayState {
   let s = state;
@@ -149,8 +165,9 @@ export class DisplayModel {
       this.synced = false;
       return { kind: 'gap', reason: `version ${frame.version} after ${this.version}` };
     }
-    const ops = frame.ops ?? [];
+    let ops: DisplayOp[];
     try {
+      ops = (frame.ops ?? []).map(decodeOp);
       this.state = applyOps(this.state, ops);
     } catch (e) {
       this.synced = false;

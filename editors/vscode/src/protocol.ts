@@ -3,17 +3,24 @@
 
 export type PathElem = string | number;
 
+/** An op as the extension handles it (decoded from its wire form by `decodeOp`). */
 export interface DisplayOp {
   op: 'set' | 'append' | 'push' | 'delete';
   path: PathElem[];
   value?: unknown;
 }
 
+/**
+ * An op as sent on the wire: `[code, path, value]`, or `[code, path]` for delete, with codes
+ * `s` set, `a` append, `p` push, `d` delete.
+ */
+export type WireOp = unknown[];
+
 /** One `display/state` notification: either a full state or ops on the previous version. */
 export interface DisplayFrame {
   version: number;
   state?: DisplayState;
-  ops?: DisplayOp[];
+  ops?: WireOp[];
 }
 
 export interface DisplaySnapshot {

@@ -4,7 +4,12 @@
 // notifications per second while it streams. With PI_BIN set, the same
 // answer through `pi --mode rpc`, counting the bytes of its stdout events.
 //
-//   node bench/wire.mjs [--runs 5] [--chunk-size 4] [--chunk-delay-ms 7] [--json out.json]
+//   node bench/wire.mjs [--runs 5] [--chunk-size 4] [--chunk-delay-ms 7] [--ttft-ms 0]
+//                       [--sweep 0,7,10,14] [--json out.json]
+//
+// --ttft-ms delays the model's first chunk (time to first token). --sweep
+// also measures pi-lsp at each listed chunk delay (ms between 4-character
+// chunks), to show how the ratio depends on the stream's speed.
 //
 // Env: PI_LSP_BIN (else built), FAKELLM_BIN (else built), PI_BIN (optional).
 import { spawn } from 'node:child_process';
@@ -20,6 +25,8 @@ const { values: opt } = parseArgs({
     runs: { type: 'string', default: '5' },
     'chunk-size': { type: 'string', default: '4' },
     'chunk-delay-ms': { type: 'string', default: '7' },
+    'ttft-ms': { type: 'string', default: '0' },
+    sweep: { type: 'string', default: '' },
     words: { type: 'string', default: '200' },
     json: { type: 'string' },
   },
@@ -27,6 +34,7 @@ const { values: opt } = parseArgs({
 const RUNS = Number(opt.runs);
 const CHUNK = Number(opt['chunk-size']);
 const DELAY = Number(opt['chunk-delay-ms']);
+const TTFT = Number(opt['ttft-ms']);
 
 // A 200-word answer of the kind a coding agent streams (1,082 bytes).
 const ANSWER_200 =
@@ -50,12 +58,13 @@ function answer(n) {
 
 const ANSWER = answer(Number(opt.words));
 const ANSWER_BYTES = Buffer.byteLength(ANSWER);
-const RESPONSE = { match: 'BENCH-RUN', text: ANSWER, chunkSize: CHUNK, chunkDelayMs: DELAY };
+const response = (delay) => ({ match: 'BENCH-RUN', text: ANSWER, chunkSize: CHUNK, chunkDelayMs: delay, stallMs: TTFT });
+const RESPONSE = response(DELAY);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One pi-lsp run: bytes and rate of display/state during the prompt. */
-async function piLspRun() {
-  const world = await newWorld([RESPONSE]);
+async function piLspRun(resp = RESPONSE) {
+  const world = await newWorld([resp]);
   try {
     const s = await world.start();
     await s.initialize();
@@ -158,7 +167,8 @@ const out = {
 };
 for (let i = 0; i < RUNS; i++) out.piLsp.push(await piLspRun());
 const pl = out.piLsp;
-console.log(`answer: ${out.answer.words} words, ${ANSWER_BYTES} bytes, ${out.answer.chunks} chunks of ${CHUNK} chars every ${DELAY} ms`);
+console.log(`answer: ${out.answer.words} words, ${ANSWER_BYTES} bytes, ${out.answer.chunks} chunks of ${CHUNK} chars every ${DELAY} ms` +
+  (TTFT ? `, first chunk after ${TTFT} ms` : ''));
 console.log(`pi-lsp display/state (${RUNS} runs): bytes ${pl.map((r) => r.displayBytes).join(', ')}; ` +
   `median ${median(pl.map((r) => r.displayBytes))} = ${median(pl.map((r) => r.ratio)).toFixed(2)}x the answer; ` +
   `frames ${median(pl.map((r) => r.frames))} per run; ${median(pl.map((r) => r.perSecond)).toFixed(1)} notifications/s over ` +
@@ -167,6 +177,19 @@ const mid = [...pl].sort((a, b) => a.displayBytes - b.displayBytes)[Math.floor(p
 console.log(`  frames of the median run (${mid.frames} frames, ${mid.appendedTextBytes} B of appended text):`);
 for (const f of mid.perFrame) {
   console.log(`  frame ${String(f.bytes).padStart(5)} B (text ${String(f.appendBytes).padStart(4)} B): ${f.ops.join(', ')}`);
+}
+
+if (opt.sweep) {
+  out.sweep = [];
+  console.log(`sweep (${RUNS} runs each, median): chunk delay -> scripted speed, bytes, ratio, frames`);
+  for (const d of opt.sweep.split(',').map(Number)) {
+    const rs = [];
+    for (let i = 0; i < RUNS; i++) rs.push(await piLspRun(response(d)));
+    const m = [...rs].sort((a, b) => a.displayBytes - b.displayBytes)[Math.floor(rs.length / 2)];
+    const speed = d > 0 ? Math.round((CHUNK * 1000) / d) : Infinity; // as scripted
+    out.sweep.push({ chunkDelayMs: d, charsPerSecond: speed, displayBytes: m.displayBytes, ratio: m.ratio, frames: m.frames, streamMs: m.streamMs });
+    console.log(`  ${String(d).padStart(3)} ms -> ${speed === Infinity ? 'burst' : `${speed} chars/s`}: ${m.displayBytes} B = ${m.ratio.toFixed(2)}x, ${m.frames} frames over ${m.streamMs} ms`);
+  }
 }
 
 if (process.env.PI_BIN) {

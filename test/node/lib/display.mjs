@@ -1,7 +1,8 @@
 // The client side of pi-lsp's display state, as an editor implements it:
-// fold `display/state` frames (the four ops set/append/push/delete over path
-// arrays, docs/protocol.md "display/state"), detect version gaps and resync
-// with `display/snapshot`.
+// decode the ops of `display/state` frames (arrays [code, path, value] with
+// codes s/a/p/d for set/append/push/delete, docs/protocol.md
+// "display/state"), fold them, detect version gaps and resync with
+// `display/snapshot`.
 import { EventEmitter } from 'node:events';
 
 /** Walks `doc` along `path` and returns the container at its end. */
@@ -80,6 +81,24 @@ export function applyOp(doc, op) {
   return doc;
 }
 
+const CODES = { s: 'set', a: 'append', p: 'push', d: 'delete' };
+
+/**
+ * Decodes one op as sent on the wire, [code, path, value] ([code, path] for
+ * delete), into {op, path, value}. Throws on anything else.
+ */
+export function decodeOp(wire) {
+  if (!Array.isArray(wire) || wire.length < 2) {
+    throw new Error(`an op is an array [code, path, value], got ${JSON.stringify(wire)}`);
+  }
+  const op = CODES[wire[0]];
+  if (!op) throw new Error(`unknown op code ${JSON.stringify(wire[0])}`);
+  const want = op === 'delete' ? 2 : 3;
+  if (wire.length !== want) throw new Error(`op ${JSON.stringify(wire[0])} needs ${want} elements, got ${wire.length}`);
+  if (!Array.isArray(wire[1])) throw new Error(`op path is not an array: ${JSON.stringify(wire[1])}`);
+  return want === 3 ? { op, path: wire[1], value: wire[2] } : { op, path: wire[1] };
+}
+
 /** Applies ops in order; the error names the failing op. */
 export function applyOps(doc, ops) {
   ops.forEach((op, i) => {
@@ -146,8 +165,9 @@ export class DisplayMirror extends EventEmitter {
       return;
     }
     try {
-      for (const op of params.ops ?? []) this.opCounts[op.op] = (this.opCounts[op.op] ?? 0) + 1;
-      this.state = applyOps(this.state, params.ops ?? []);
+      const ops = (params.ops ?? []).map(decodeOp);
+      for (const op of ops) this.opCounts[op.op] = (this.opCounts[op.op] ?? 0) + 1;
+      this.state = applyOps(this.state, ops);
       this.version = params.version;
     } catch (err) {
       this.error ??= new Error(`display/state version ${params.version}: ${err.message}`);

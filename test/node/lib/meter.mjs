@@ -11,7 +11,7 @@ export class FrameMeter extends Transform {
   constructor() {
     super();
     this.buf = Buffer.alloc(0);
-    // {method, bytes, at, version?, ops? ("op path" strings), appendBytes, hasAppend}
+    // {method, bytes, at, version?, ops? ("op path" strings), appendBytes (streamed text), hasAppend}
     this.records = [];
     this.totalBytes = 0;
   }
@@ -37,9 +37,17 @@ export class FrameMeter extends Transform {
         method = msg.method ?? '(response)';
         version = msg.params?.version;
         if (Array.isArray(msg.params?.ops)) {
-          ops = msg.params.ops.map((op) => `${op.op} ${op.path.join('.')}`);
-          for (const op of msg.params.ops) {
-            if (op.op === 'append') appendBytes += Buffer.byteLength(op.value);
+          // Ops are [code, path, value]: s(et), a(ppend), p(ush), d(elete).
+          const names = { s: 'set', a: 'append', p: 'push', d: 'delete' };
+          ops = msg.params.ops.map(([code, path]) => `${names[code] ?? code} ${path.join('.')}`);
+          // Streamed text: appended strings, and the text an assistant item
+          // carries when it is pushed (text that arrived with the item's
+          // first frame is folded into its push).
+          for (const [code, , value] of msg.params.ops) {
+            if (code === 'a') appendBytes += Buffer.byteLength(value);
+            if (code === 'p' && value?.kind === 'assistant') {
+              appendBytes += Buffer.byteLength(value.text ?? '') + Buffer.byteLength(value.thinking ?? '');
+            }
           }
           hasAppend = appendBytes > 0;
         } else if (msg.params?.state) {

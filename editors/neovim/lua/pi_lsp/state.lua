@@ -73,6 +73,30 @@ function M.apply_op(root, op)
   return nil
 end
 
+local CODES = { s = 'set', a = 'append', p = 'push', d = 'delete' }
+
+--- Decodes an op from its wire form `[code, path, value]` (`[code, path]` for delete; codes
+--- s/a/p/d for set/append/push/delete). Returns the op table {op=, path=, value=}, or nil and
+--- an error string.
+---@param wire any
+function M.decode_op(wire)
+  if type(wire) ~= 'table' or #wire < 2 then
+    return nil, 'an op is an array [code, path, value]'
+  end
+  local kind = CODES[wire[1]]
+  if not kind then
+    return nil, 'unknown op code ' .. tostring(wire[1])
+  end
+  local want = kind == 'delete' and 2 or 3
+  if #wire ~= want then
+    return nil, ('op %s needs %d elements, got %d'):format(wire[1], want, #wire)
+  end
+  if type(wire[2]) ~= 'table' then
+    return nil, 'op path is not an array'
+  end
+  return { op = kind, path = wire[2], value = wire[3] }
+end
+
 --- A Store holds one DisplayState and its version.
 ---@class PiStore
 ---@field state table|nil
@@ -105,8 +129,9 @@ function Store:apply(frame)
   if frame.version ~= self.version + 1 then
     return 'resync'
   end
-  for _, op in ipairs(frame.ops or {}) do
-    if M.apply_op(self.state, op) then
+  for _, wire in ipairs(frame.ops or {}) do
+    local op = M.decode_op(wire)
+    if not op or M.apply_op(self.state, op) then
       return 'resync'
     end
   end

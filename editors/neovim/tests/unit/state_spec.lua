@@ -26,19 +26,19 @@ t.test('ops apply in order: push, append, set, delete', function()
   t.eq('ok', s:apply({
     version = 2,
     ops = {
-      { op = 'push', path = { 'items' }, value = { id = 'a2', kind = 'assistant', text = '' } },
-      { op = 'append', path = { 'items', 1, 'text' }, value = 'Hel' },
-      { op = 'append', path = { 'items', 1, 'text' }, value = 'lo' },
-      { op = 'set', path = { 'status' }, value = 'running' },
-      { op = 'set', path = { 'pending', 'approval' }, value = { toolName = 'write' } },
-      { op = 'set', path = { 'items', 0, 'text' }, value = 'hi there' },
+      { 'p', { 'items' }, { id = 'a2', kind = 'assistant', text = '' } },
+      { 'a', { 'items', 1, 'text' }, 'Hel' },
+      { 'a', { 'items', 1, 'text' }, 'lo' },
+      { 's', { 'status' }, 'running' },
+      { 's', { 'pending', 'approval' }, { toolName = 'write' } },
+      { 's', { 'items', 0, 'text' }, 'hi there' },
     },
   }))
   t.eq('Hello', s.state.items[2].text)
   t.eq('hi there', s.state.items[1].text)
   t.eq('running', s.state.status)
   t.eq('write', s.state.pending.approval.toolName)
-  t.eq('ok', s:apply({ version = 3, ops = { { op = 'delete', path = { 'pending', 'approval' } } } }))
+  t.eq('ok', s:apply({ version = 3, ops = { { 'd', { 'pending', 'approval' } } } }))
   t.eq(nil, s.state.pending.approval)
   t.eq(3, s.version)
 end)
@@ -47,7 +47,7 @@ t.test('set with a JSON null clears the key', function()
   local s = state.new()
   s:apply(base())
   s.state.retry = { attempt = 1 }
-  t.eq('ok', s:apply({ version = 2, ops = { { op = 'set', path = { 'retry' }, value = vim.NIL } } }))
+  t.eq('ok', s:apply({ version = 2, ops = { { 's', { 'retry' }, vim.NIL } } }))
   t.eq(nil, s.state.retry)
 end)
 
@@ -56,7 +56,7 @@ t.test('a version gap asks for a resync; an old frame is ignored', function()
   s:apply(base())
   t.eq('resync', s:apply({ version = 3, ops = {} }))
   t.eq(1, s.version)
-  t.eq('stale', s:apply({ version = 1, ops = { { op = 'set', path = { 'status' }, value = 'x' } } }))
+  t.eq('stale', s:apply({ version = 1, ops = { { 's', { 'status' }, 'x' } } }))
   t.eq('idle', s.state.status)
 end)
 
@@ -66,16 +66,36 @@ t.test('ops before any state, bad ops and bad frames ask for a resync', function
   t.eq('resync', s:apply(nil))
   t.eq('resync', s:apply({ ops = {} }))
   s:apply(base())
-  t.eq('resync', s:apply({ version = 2, ops = { { op = 'frobnicate', path = { 'x' } } } }))
-  t.eq('resync', s:apply({ version = 2, ops = { { op = 'append', path = { 'items' }, value = 'x' } } }))
-  t.eq('resync', s:apply({ version = 2, ops = { { op = 'set', path = {}, value = 1 } } }))
+  t.eq('resync', s:apply({ version = 2, ops = { { 'frobnicate', { 'x' } } } }))
+  t.eq('resync', s:apply({ version = 2, ops = { { 'a', { 'items' }, 'x' } } }))
+  t.eq('resync', s:apply({ version = 2, ops = { { 's', {}, 1 } } }))
+end)
+
+t.test('decode_op reads the wire form and rejects anything else', function()
+  local op = state.decode_op({ 'a', { 'items', 0, 'text' }, 'x' })
+  t.eq('append', op.op)
+  t.eq('x', op.value)
+  t.eq('delete', state.decode_op({ 'd', { 'retry' } }).op)
+  t.eq('set', state.decode_op({ 's', { 'retry' }, vim.NIL }).op)
+  for _, bad in ipairs({
+    { op = 'set', path = { 'status' }, value = 'x' },
+    { 'x', { 'status' }, 1 },
+    { 's', { 'status' } },
+    { 'd', { 'retry' }, 1 },
+    { 'a', 'items.0.text', 'x' },
+    'set',
+  }) do
+    local got, err = state.decode_op(bad)
+    t.eq(nil, got)
+    t.ok(type(err) == 'string', 'no error for a bad op')
+  end
 end)
 
 t.test('reset takes a snapshot', function()
   local s = state.new()
   s:reset({ version = 42, state = { status = 'idle', items = {} } })
   t.eq(42, s.version)
-  t.eq('ok', s:apply({ version = 43, ops = { { op = 'set', path = { 'model' }, value = 'fake/m1' } } }))
+  t.eq('ok', s:apply({ version = 43, ops = { { 's', { 'model' }, 'fake/m1' } } }))
   t.eq('fake/m1', s.state.model)
 end)
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyOp, applyOps, contextPercent, DisplayModel, OpError, queuedText } from '../../src/displayState';
+import { applyOp, applyOps, contextPercent, decodeOp, DisplayModel, OpError, queuedText } from '../../src/displayState';
 import type { DisplayOp, DisplayState } from '../../src/protocol';
 
 function base(): DisplayState {
@@ -87,12 +87,36 @@ describe('applyOp', () => {
   });
 });
 
+describe('decodeOp', () => {
+  it('decodes the wire form of each op', () => {
+    assert.deepEqual(decodeOp(['s', ['status'], 'idle']), { op: 'set', path: ['status'], value: 'idle' });
+    assert.deepEqual(decodeOp(['a', ['items', 1, 'text'], 'x']), { op: 'append', path: ['items', 1, 'text'], value: 'x' });
+    assert.deepEqual(decodeOp(['p', ['items'], { id: 'a' }]), { op: 'push', path: ['items'], value: { id: 'a' } });
+    assert.deepEqual(decodeOp(['d', ['retry']]), { op: 'delete', path: ['retry'] });
+  });
+  const bad: { name: string; wire: unknown }[] = [
+    { name: 'an object op', wire: { op: 'set', path: ['status'], value: 'idle' } },
+    { name: 'an unknown code', wire: ['x', ['status'], 1] },
+    { name: 'a set without a value', wire: ['s', ['status']] },
+    { name: 'a delete with a value', wire: ['d', ['retry'], null] },
+    { name: 'a string path', wire: ['a', 'items.1.text', 'x'] },
+  ];
+  for (const c of bad) {
+    it(`rejects ${c.name}`, () => assert.throws(() => decodeOp(c.wire as unknown[]), OpError));
+  }
+  it('a frame with a malformed op is a gap, not a crash', () => {
+    const m = new DisplayModel();
+    m.reset(1, base());
+    assert.equal(m.apply({ version: 2, ops: [{ op: 'set' } as unknown as unknown[]] }).kind, 'gap');
+  });
+});
+
 describe('DisplayModel', () => {
   it('resets on a full state and applies the next versions', () => {
     const m = new DisplayModel();
     assert.deepEqual(m.apply({ version: 4, ops: [] }), { kind: 'gap', reason: 'not synced' });
     assert.equal(m.apply({ version: 1, state: base() }).kind, 'reset');
-    const r = m.apply({ version: 2, ops: [{ op: 'append', path: ['items', 1, 'text'], value: 'ing' }] });
+    const r = m.apply({ version: 2, ops: [['a', ['items', 1, 'text'], 'ing']] });
     assert.equal(r.kind, 'applied');
     assert.equal(m.version, 2);
     assert.equal(m.state.items![1].text, 'Looking');
@@ -101,7 +125,7 @@ describe('DisplayModel', () => {
   it('ignores a frame it already has', () => {
     const m = new DisplayModel();
     m.reset(5, base());
-    assert.equal(m.apply({ version: 5, ops: [{ op: 'set', path: ['status'], value: 'idle' }] }).kind, 'stale');
+    assert.equal(m.apply({ version: 5, ops: [['s', ['status'], 'idle']] }).kind, 'stale');
     assert.equal(m.state.status, 'running');
     assert.equal(m.synced, true);
   });
@@ -109,19 +133,19 @@ describe('DisplayModel', () => {
   it('reports a version gap and stays out of sync until a snapshot', () => {
     const m = new DisplayModel();
     m.reset(5, base());
-    const r = m.apply({ version: 7, ops: [{ op: 'set', path: ['status'], value: 'idle' }] });
+    const r = m.apply({ version: 7, ops: [['s', ['status'], 'idle']] });
     assert.equal(r.kind, 'gap');
     assert.equal(m.synced, false);
     assert.equal(m.state.status, 'running', 'a frame after a gap is not applied');
     assert.equal(m.apply({ version: 8, ops: [] }).kind, 'gap');
     m.reset(8, { status: 'idle' });
-    assert.equal(m.apply({ version: 9, ops: [{ op: 'set', path: ['model'], value: 'fake/m1' }] }).kind, 'applied');
+    assert.equal(m.apply({ version: 9, ops: [['s', ['model'], 'fake/m1']] }).kind, 'applied');
   });
 
   it('treats an op that does not fit as a gap', () => {
     const m = new DisplayModel();
     m.reset(1, base());
-    const r = m.apply({ version: 2, ops: [{ op: 'append', path: ['items', 42, 'text'], value: 'x' }] });
+    const r = m.apply({ version: 2, ops: [['a', ['items', 42, 'text'], 'x']] });
     assert.equal(r.kind, 'gap');
     assert.equal(m.synced, false);
     assert.equal(m.version, 1);

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { chatHtml } from '../../src/chatHtml';
+import { decodeOp } from '../../src/displayState';
 import type { DisplayFrame } from '../../src/protocol';
 import type { ToWebview } from '../../src/messages';
 
@@ -24,7 +25,9 @@ export function frames(): DisplayFrame[] {
 
 /** The message the extension posts for a display/state frame. */
 export function toMessage(f: DisplayFrame): ToWebview {
-  return f.state ? { type: 'snapshot', version: f.version, state: f.state } : { type: 'ops', version: f.version, ops: f.ops ?? [] };
+  return f.state
+    ? { type: 'snapshot', version: f.version, state: f.state }
+    : { type: 'ops', version: f.version, ops: (f.ops ?? []).map(decodeOp) };
 }
 
 export async function openChat(browser: Browser): Promise<Page> {
