@@ -144,3 +144,48 @@ func (it *Item) setField(name string, v any) bool {
 	}
 	return false
 }
+
+// mergeSets turns each run of two or more consecutive sets of different keys
+// of one object into a single merge op: [["s",["phase"],"idle"],
+// ["s",["status"],"idle"]] becomes ["m",[],{"phase":"idle","status":"idle"}],
+// which is shorter on the wire (a run's end sets phase, status and several
+// token counters; a tool's end sets its status, output and diff).
+func mergeSets(ops []Op) []Op {
+	out := ops[:0]
+	for i := 0; i < len(ops); {
+		j := i + 1
+		if key, ok := setKey(ops[i]); ok {
+			parent := ops[i].Path[:len(ops[i].Path)-1]
+			seen := map[string]bool{key: true}
+			for ; j < len(ops); j++ {
+				k, ok := setKey(ops[j])
+				if !ok || seen[k] || len(ops[j].Path) != len(ops[i].Path) || !samePath(ops[j].Path[:len(parent)], parent) {
+					break
+				}
+				seen[k] = true
+			}
+		}
+		if j-i < 2 {
+			out = append(out, ops[i])
+			i++
+			continue
+		}
+		fs := make(Fields, 0, j-i)
+		for _, o := range ops[i:j] {
+			fs = append(fs, Field{Key: o.Path[len(o.Path)-1].(string), Value: o.Value})
+		}
+		out = append(out, Op{Op: OpMerge, Path: ops[i].Path[:len(ops[i].Path)-1], Value: fs})
+		i = j
+	}
+	clear(ops[len(out):])
+	return out
+}
+
+// setKey returns the object key a set op writes, if it writes one.
+func setKey(o Op) (string, bool) {
+	if o.Op != OpSet || len(o.Path) == 0 {
+		return "", false
+	}
+	k, ok := o.Path[len(o.Path)-1].(string)
+	return k, ok
+}

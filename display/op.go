@@ -11,6 +11,7 @@ const (
 	OpAppend = "append" // append the string Value to the string at Path
 	OpPush   = "push"   // append Value to the array at Path
 	OpDelete = "delete" // remove the object key at Path
+	OpMerge  = "merge"  // set each key of the object Value in the object at Path
 )
 
 // Wire codes of the op kinds: on the wire an op is the array
@@ -22,6 +23,7 @@ const (
 	codeAppend = "a"
 	codePush   = "p"
 	codeDelete = "d"
+	codeMerge  = "m"
 )
 
 // Op is one change to the DisplayState. Path elements are object keys
@@ -44,6 +46,8 @@ func (o Op) MarshalJSON() ([]byte, error) {
 		code = codeAppend
 	case OpPush:
 		code = codePush
+	case OpMerge:
+		code = codeMerge
 	case OpDelete:
 		return json.Marshal([]any{codeDelete, o.Path})
 	default:
@@ -74,6 +78,8 @@ func (o *Op) UnmarshalJSON(b []byte) error {
 		o.Op = OpAppend
 	case codePush:
 		o.Op = OpPush
+	case codeMerge:
+		o.Op = OpMerge
 	case codeDelete:
 		o.Op, want = OpDelete, 2
 	default:
@@ -147,6 +153,9 @@ func Patch(doc any, ops []Op) (any, error) {
 }
 
 func patchOne(doc any, op Op) (any, error) {
+	if op.Op == OpMerge {
+		return doc, patchMerge(doc, op)
+	}
 	if len(op.Path) == 0 {
 		if op.Op == OpSet {
 			return op.Value, nil
@@ -213,6 +222,62 @@ func patchOne(doc any, op Op) (any, error) {
 		return doc, fmt.Errorf("parent of the path is not an object or array")
 	}
 	return doc, nil
+}
+
+// patchMerge sets each key of the op's object value in the object at its
+// path (the root when the path is empty).
+func patchMerge(doc any, op Op) error {
+	target, err := walk(doc, op.Path)
+	if err != nil {
+		return err
+	}
+	obj, ok := target.(map[string]any)
+	if !ok {
+		return fmt.Errorf("merge needs an object at the path")
+	}
+	switch v := op.Value.(type) {
+	case map[string]any:
+		for k, x := range v {
+			obj[k] = x
+		}
+	case Fields:
+		for _, f := range v {
+			obj[f.Key] = f.Value
+		}
+	default:
+		return fmt.Errorf("merge needs an object value")
+	}
+	return nil
+}
+
+// Fields is the value of a merge op as the scheduler makes it: object keys
+// with their values, written in order.
+type Fields []Field
+
+// Field is one key of a merge op's value.
+type Field struct {
+	Key   string
+	Value any
+}
+
+// MarshalJSON writes the fields as a JSON object, in order.
+func (fs Fields) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, f := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(f.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(f.Value)
+		if err != nil {
+			return nil, fmt.Errorf("display: merge value %q: %w", f.Key, err)
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
 }
 
 func walk(doc any, path []any) (any, error) {

@@ -19,6 +19,8 @@ func TestOpWireForm(t *testing.T) {
 		{display.Op{Op: display.OpAppend, Path: []any{"items", 1, "text"}, Value: "Hel"}, `["a",["items",1,"text"],"Hel"]`},
 		{display.Op{Op: display.OpPush, Path: []any{"errors"}, Value: "boom"}, `["p",["errors"],"boom"]`},
 		{display.Op{Op: display.OpDelete, Path: []any{"pending", "plan"}}, `["d",["pending","plan"]]`},
+		{display.Op{Op: display.OpMerge, Path: []any{}, Value: display.Fields{{Key: "phase", Value: "idle"}, {Key: "retry", Value: nil}}},
+			`["m",[],{"phase":"idle","retry":null}]`},
 	} {
 		b, err := json.Marshal(c.op)
 		if err != nil || string(b) != c.wire {
@@ -29,6 +31,9 @@ func TestOpWireForm(t *testing.T) {
 			t.Fatalf("%s: %v", b, err)
 		}
 		again, _ := json.Marshal(back)
+		if back.Op == display.OpMerge { // decoded as a map: keys come back sorted
+			again = b
+		}
 		if string(again) != c.wire || back.Op != c.op.Op {
 			t.Fatalf("%s decodes to %+v (%s)", b, back, again)
 		}
@@ -63,5 +68,35 @@ func TestOpWireFormErrors(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"version":2,"ops":[["s",["a"],1]]}`), &ok); err != nil ||
 		!reflect.DeepEqual(ok.Ops, []display.Op{{Op: display.OpSet, Path: []any{"a"}, Value: float64(1)}}) {
 		t.Fatalf("frame = %+v, %v", ok, err)
+	}
+}
+
+func TestPatchMerge(t *testing.T) {
+	var doc any
+	_ = json.Unmarshal([]byte(`{"phase":"turn","tokens":{"input":1,"output":2},"items":[{"text":"a"}]}`), &doc)
+	var ops []display.Op
+	if err := json.Unmarshal([]byte(`[["m",[],{"phase":"idle","status":"idle"}],["m",["tokens"],{"output":9}],["m",["items",0],{"streaming":false}]]`), &ops); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := display.Patch(doc, ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(doc)
+	if want := `{"items":[{"streaming":false,"text":"a"}],"phase":"idle","status":"idle","tokens":{"input":1,"output":9}}`; string(got) != want {
+		t.Fatalf("patched = %s\nwant %s", got, want)
+	}
+	for _, bad := range []string{
+		`[["m",["phase"],{"x":1}]]`,   // not an object at the path
+		`[["m",["tokens"],[1]]]`,      // not an object value
+		`[["m",["nope"],{"x":1}]]`,    // no such key
+		`[["m",["items",3],{"x":1}]]`, // no such index
+	} {
+		if err := json.Unmarshal([]byte(bad), &ops); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := display.Patch(doc, ops); err == nil {
+			t.Errorf("%s applied", bad)
+		}
 	}
 }

@@ -280,7 +280,7 @@ func (s *Scheduler) flushLocked() {
 			ops[i].Value = string(q.buf)
 		}
 	}
-	ops = foldPushes(ops, at)
+	ops = mergeSets(foldPushes(ops, at))
 	clear(s.pending)
 	s.pending = s.pending[:0]
 	s.version++

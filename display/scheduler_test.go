@@ -187,8 +187,33 @@ func TestSchedulerSetOverridesPending(t *testing.T) {
 	}
 	c.s.Flush()
 	f := c.drain()
-	if len(f) != 1 || len(f[0].Ops) != 2 {
+	// Each set dropped the one before it; the two left are sets of the root's
+	// keys, sent as one merge.
+	if len(f) != 1 || len(f[0].Ops) != 1 || f[0].Ops[0].Op != display.OpMerge {
 		t.Fatalf("frames = %+v", f)
+	}
+	if b, _ := json.Marshal(f[0].Ops[0]); string(b) != `["m",[],{"thinkingLevel":"low","phase":"c"}]` {
+		t.Fatalf("merge op = %s", b)
+	}
+	c.check(r)
+}
+
+func TestSchedulerMergesOnlyNeighbouringSetsOfOneObject(t *testing.T) {
+	r := display.NewReducer(display.ReducerOptions{})
+	c := newClient(t, r, newFake())
+	r.Apply(harness.Event{Type: harness.EvThinking, Thinking: "low"})
+	r.Apply(harness.Event{Type: harness.EvUsage, Tokens: &harness.Tokens{Input: 5, Output: 7}})
+	r.Apply(harness.Event{Type: harness.EvPhase, Phase: harness.PhaseTurn})
+	r.Apply(harness.Event{Type: harness.EvUsage, Tokens: &harness.Tokens{Input: 5, Output: 7, CacheRead: 1}})
+	c.s.Flush()
+	f := c.drain()
+	if len(f) != 1 {
+		t.Fatalf("frames = %+v", f)
+	}
+	b, _ := json.Marshal(f[0].Ops)
+	want := `[["s",["thinkingLevel"],"low"],["m",["tokens"],{"input":5,"output":7}],["s",["phase"],"turn"],["s",["tokens","cacheRead"],1]]`
+	if string(b) != want {
+		t.Fatalf("ops = %s\nwant %s", b, want)
 	}
 	c.check(r)
 }

@@ -18,6 +18,8 @@ test('applyOp: set, append, push, delete', () => {
     { name: 'push nested', op: { op: 'push', path: ['queue', 'steering'], value: 'go' }, check: (d) => d.queue.steering[0] === 'go' },
     { name: 'delete key', op: { op: 'delete', path: ['retry'] }, check: (d) => !('retry' in d) },
     { name: 'set root', op: { op: 'set', path: [], value: { x: 1 } }, check: (d) => d.x === 1 && !d.items },
+    { name: 'merge at root', op: { op: 'merge', path: [], value: { status: 'idle', retry: 1 } }, check: (d) => d.status === 'idle' && d.retry === 1 && d.items.length === 1 },
+    { name: 'merge nested', op: { op: 'merge', path: ['items', 0], value: { streaming: false } }, check: (d) => d.items[0].streaming === false && d.items[0].text === 'He' },
   ];
   for (const c of cases) {
     const out = applyOp(base(), c.op);
@@ -36,6 +38,8 @@ test('applyOp: paths that do not fit are errors', () => {
     { name: 'numeric key on object', op: { op: 'set', path: [0], value: 1 }, re: /not a string/ },
     { name: 'unknown op', op: { op: 'move', path: ['status'], value: 1 }, re: /unknown op/ },
     { name: 'append at root', op: { op: 'append', path: [], value: 'x' }, re: /empty path/ },
+    { name: 'merge into a string', op: { op: 'merge', path: ['items', 0, 'text'], value: { x: 1 } }, re: /merge needs an object at the path/ },
+    { name: 'merge an array', op: { op: 'merge', path: ['queue'], value: [1] }, re: /merge needs an object value/ },
   ];
   for (const c of cases) {
     assert.throws(() => applyOp(base(), c.op), c.re, c.name);
@@ -48,6 +52,7 @@ test('decodeOp: the wire form of ops', () => {
   assert.deepEqual(decodeOp(['a', ['items', 0, 'text'], 'lo']), { op: 'append', path: ['items', 0, 'text'], value: 'lo' });
   assert.deepEqual(decodeOp(['p', ['items'], { id: 'c' }]), { op: 'push', path: ['items'], value: { id: 'c' } });
   assert.deepEqual(decodeOp(['d', ['retry']]), { op: 'delete', path: ['retry'] });
+  assert.deepEqual(decodeOp(['m', [], { phase: 'idle' }]), { op: 'merge', path: [], value: { phase: 'idle' } });
   assert.deepEqual(decodeOp(['s', ['retry'], null]), { op: 'set', path: ['retry'], value: null });
   for (const [wire, re] of [
     [{ op: 'set', path: ['a'], value: 1 }, /an op is an array/],

@@ -91,6 +91,17 @@ export function applyOp(state: DisplayState, op: DisplayOp): DisplayState {
       target.push(own(op.value));
       return state;
     }
+    case 'merge': {
+      let target: unknown = state;
+      for (const key of path) {
+        if (!isContainer(target)) throw new OpError(`path ${JSON.stringify(path)}: not an object or array on the way`);
+        target = step(target, key);
+      }
+      if (!isContainer(target) || Array.isArray(target)) throw new OpError(`merge needs an object at ${JSON.stringify(path)}`);
+      if (!isContainer(op.value) || Array.isArray(op.value)) throw new OpError('merge needs an object value');
+      for (const [k, v] of Object.entries(op.value)) (target as Record<string, unknown>)[k] = own(v);
+      return state;
+    }
     case 'delete': {
       if (path.length === 0) throw new OpError('delete needs a path');
       const parent = parentOf(state, path);
@@ -108,7 +119,7 @@ export function applyOp(state: DisplayState, op: DisplayOp): DisplayState {
   }
 }
 
-const CODES: Record<string, DisplayOp['op']> = { s: 'set', a: 'append', p: 'push', d: 'delete' };
+const CODES: Record<string, DisplayOp['op']> = { s: 'set', a: 'append', p: 'push', d: 'delete', m: 'merge' };
 
 /** Decodes an op from its wire form `[code, path, value]` (`[code, path]` for delete). */
 export function decodeOp(wire: WireOp): DisplayOp {
@@ -176,6 +187,12 @@ export class DisplayModel {
     this.version = frame.version;
     return { kind: 'applied', ops };
   }
+}
+
+/** Whether `op` may change the top-level key `key` of the state. */
+export function touches(op: DisplayOp, key: string): boolean {
+  if (op.path.length > 0) return op.path[0] === key;
+  return isContainer(op.value) && Object.prototype.hasOwnProperty.call(op.value, key);
 }
 
 /** Context use as a whole percentage, or undefined when the window is unknown. */

@@ -5,14 +5,14 @@ export type PathElem = string | number;
 
 /** An op as the extension handles it (decoded from its wire form by `decodeOp`). */
 export interface DisplayOp {
-  op: 'set' | 'append' | 'push' | 'delete';
+  op: 'set' | 'append' | 'push' | 'delete' | 'merge';
   path: PathElem[];
   value?: unknown;
 }
 
 /**
  * An op as sent on the wire: `[code, path, value]`, or `[code, path]` for delete, with codes
- * `s` set, `a` append, `p` push, `d` delete.
+ * `s` set, `a` append, `p` push, `d` delete, `m` merge (set each key of an object).
  */
 export type WireOp = unknown[];
 

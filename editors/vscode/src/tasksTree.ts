@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { Agent } from './agent';
 import type { AgentManager } from './manager';
 import type { Task } from './protocol';
+import { touches } from './displayState';
 
 const ICONS: Record<string, [string, string | undefined]> = {
   pending: ['circle-large-outline', undefined],
@@ -26,7 +27,7 @@ export class TasksTreeProvider implements vscode.TreeDataProvider<Task>, vscode.
     this.agentSub?.dispose();
     this.agent = a;
     this.agentSub = a.onDidChangeDisplay((c) => {
-      if (c.kind === 'reset' || c.result.ops.some((o) => o.path[0] === 'tasks')) this.changed.fire();
+      if (c.kind === 'reset' || c.result.ops.some((o) => touches(o, 'tasks'))) this.changed.fire();
     });
     this.changed.fire();
   }

@@ -1,6 +1,6 @@
 // The client side of pi-lsp's display state, as an editor implements it:
 // decode the ops of `display/state` frames (arrays [code, path, value] with
-// codes s/a/p/d for set/append/push/delete, docs/protocol.md
+// codes s/a/p/d/m for set/append/push/delete/merge, docs/protocol.md
 // "display/state"), fold them, detect version gaps and resync with
 // `display/snapshot`.
 import { EventEmitter } from 'node:events';
@@ -32,6 +32,17 @@ function walk(doc, path) {
  */
 export function applyOp(doc, op) {
   const path = op.path ?? [];
+  if (op.op === 'merge') {
+    const target = walk(doc, path);
+    if (target === null || typeof target !== 'object' || Array.isArray(target)) {
+      throw new Error('merge needs an object at the path');
+    }
+    if (op.value === null || typeof op.value !== 'object' || Array.isArray(op.value)) {
+      throw new Error('merge needs an object value');
+    }
+    Object.assign(target, op.value);
+    return doc;
+  }
   if (path.length === 0) {
     if (op.op === 'set') return op.value;
     throw new Error(`${op.op} with an empty path`);
@@ -81,7 +92,7 @@ export function applyOp(doc, op) {
   return doc;
 }
 
-const CODES = { s: 'set', a: 'append', p: 'push', d: 'delete' };
+const CODES = { s: 'set', a: 'append', p: 'push', d: 'delete', m: 'merge' };
 
 /**
  * Decodes one op as sent on the wire, [code, path, value] ([code, path] for

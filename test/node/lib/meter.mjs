@@ -38,7 +38,7 @@ export class FrameMeter extends Transform {
         version = msg.params?.version;
         if (Array.isArray(msg.params?.ops)) {
           // Ops are [code, path, value]: s(et), a(ppend), p(ush), d(elete).
-          const names = { s: 'set', a: 'append', p: 'push', d: 'delete' };
+          const names = { s: 'set', a: 'append', p: 'push', d: 'delete', m: 'merge' };
           ops = msg.params.ops.map(([code, path]) => `${names[code] ?? code} ${path.join('.')}`);
           // Streamed text: appended strings, and the text an assistant item
           // carries when it is pushed (text that arrived with the item's

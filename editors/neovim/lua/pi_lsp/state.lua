@@ -30,10 +30,37 @@ local function resolve(root, path)
   return node, last, nil, false
 end
 
+-- Sets each key of the object `op.value` in the object at `op.path` (the root when empty).
+local function merge(root, op)
+  if type(op.path) ~= 'table' then
+    return 'merge needs a path'
+  end
+  local node = root
+  for _, k in ipairs(op.path) do
+    node = node[type(k) == 'number' and k + 1 or k]
+    if type(node) ~= 'table' then
+      return 'merge needs an object at ' .. table.concat(vim.tbl_map(tostring, op.path), '.')
+    end
+  end
+  if type(op.value) ~= 'table' or (#op.value > 0 and not next(op.value, #op.value)) then
+    return 'merge needs an object value'
+  end
+  for k, v in pairs(op.value) do
+    if v == vim.NIL then
+      v = nil
+    end
+    node[k] = v
+  end
+  return nil
+end
+
 --- Applies one op to `root` in place. Returns nil, or an error string when the op is malformed.
 ---@param root table
 ---@param op table {op=, path=, value=}
 function M.apply_op(root, op)
+  if op.op == 'merge' then
+    return merge(root, op)
+  end
   local parent, key, err, is_index = resolve(root, op.path)
   if err then
     return err
@@ -73,10 +100,10 @@ function M.apply_op(root, op)
   return nil
 end
 
-local CODES = { s = 'set', a = 'append', p = 'push', d = 'delete' }
+local CODES = { s = 'set', a = 'append', p = 'push', d = 'delete', m = 'merge' }
 
 --- Decodes an op from its wire form `[code, path, value]` (`[code, path]` for delete; codes
---- s/a/p/d for set/append/push/delete). Returns the op table {op=, path=, value=}, or nil and
+--- s/a/p/d/m for set/append/push/delete/merge). Returns the op table {op=, path=, value=}, or nil and
 --- an error string.
 ---@param wire any
 function M.decode_op(wire)

@@ -91,6 +91,25 @@ t.test('decode_op reads the wire form and rejects anything else', function()
   end
 end)
 
+t.test('merge sets keys of an object, or of the root', function()
+  local s = state.new()
+  s:apply(base())
+  s.state.tokens = { input = 1, output = 2 }
+  t.eq('ok', s:apply({ version = 2, ops = {
+    { 'm', {}, { status = 'running', phase = 'turn' } },
+    { 'm', { 'tokens' }, { output = 9 } },
+    { 'm', { 'items', 0 }, { text = 'hey', retry = vim.NIL } },
+  } }))
+  t.eq('running', s.state.status)
+  t.eq('turn', s.state.phase)
+  t.eq(1, s.state.tokens.input)
+  t.eq(9, s.state.tokens.output)
+  t.eq('hey', s.state.items[1].text)
+  t.eq('resync', s:apply({ version = 3, ops = { { 'm', { 'status' }, { x = 1 } } } }))
+  t.eq('resync', s:apply({ version = 3, ops = { { 'm', { 'nope', 'x' }, { x = 1 } } } }))
+  t.eq('resync', s:apply({ version = 3, ops = { { 'm', {}, 'x' } } }))
+end)
+
 t.test('reset takes a snapshot', function()
   local s = state.new()
   s:reset({ version = 42, state = { status = 'idle', items = {} } })

@@ -166,6 +166,13 @@ function renderOps(ops: DisplayOp[]): void {
   const dirtySections = new Set<string>();
   let full = false;
   for (const op of ops) {
+    if (op.path.length === 0) {
+      // A set or merge at the root: redraw what its keys name.
+      const keys = op.value && typeof op.value === 'object' ? Object.keys(op.value) : [];
+      if (op.op === 'set' || keys.includes('items')) full = true;
+      for (const k of keys) if (SECTION[k]) dirtySections.add(k);
+      continue;
+    }
     const [top, idx] = op.path;
     if (top === 'items') {
       if (op.path.length === 1) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyOp, applyOps, contextPercent, decodeOp, DisplayModel, OpError, queuedText } from '../../src/displayState';
+import { applyOp, applyOps, contextPercent, decodeOp, DisplayModel, OpError, queuedText, touches } from '../../src/displayState';
 import type { DisplayOp, DisplayState } from '../../src/protocol';
 
 function base(): DisplayState {
@@ -93,6 +93,25 @@ describe('decodeOp', () => {
     assert.deepEqual(decodeOp(['a', ['items', 1, 'text'], 'x']), { op: 'append', path: ['items', 1, 'text'], value: 'x' });
     assert.deepEqual(decodeOp(['p', ['items'], { id: 'a' }]), { op: 'push', path: ['items'], value: { id: 'a' } });
     assert.deepEqual(decodeOp(['d', ['retry']]), { op: 'delete', path: ['retry'] });
+    assert.deepEqual(decodeOp(['m', [], { phase: 'idle' }]), { op: 'merge', path: [], value: { phase: 'idle' } });
+  });
+  it('merges keys into an object at the path, or at the root', () => {
+    let s = applyOp(base(), { op: 'merge', path: [], value: { status: 'idle', phase: 'idle' } });
+    s = applyOp(s, { op: 'merge', path: ['items', 1], value: { streaming: false } });
+    assert.equal(s.status, 'idle');
+    assert.equal(s.phase, 'idle');
+    assert.equal(s.items![1].streaming, false);
+    assert.equal(s.items![1].text, 'Look');
+    assert.throws(() => applyOp(base(), { op: 'merge', path: ['items', 1, 'text'], value: { x: 1 } }), OpError);
+    assert.throws(() => applyOp(base(), { op: 'merge', path: ['items'], value: { x: 1 } }), OpError);
+    assert.throws(() => applyOp(base(), { op: 'merge', path: [], value: [1] }), OpError);
+    assert.throws(() => applyOp(base(), { op: 'merge', path: ['nope', 'x'], value: { x: 1 } }), OpError);
+  });
+  it('touches names the top-level keys an op may change', () => {
+    assert.equal(touches({ op: 'set', path: ['tasks', 0, 'status'], value: 'done' }, 'tasks'), true);
+    assert.equal(touches({ op: 'merge', path: [], value: { tasks: [], phase: 'idle' } }, 'tasks'), true);
+    assert.equal(touches({ op: 'merge', path: [], value: { phase: 'idle' } }, 'tasks'), false);
+    assert.equal(touches({ op: 'merge', path: ['tokens'], value: { tasks: 1 } }, 'tasks'), false);
   });
   const bad: { name: string; wire: unknown }[] = [
     { name: 'an object op', wire: { op: 'set', path: ['status'], value: 'idle' } },

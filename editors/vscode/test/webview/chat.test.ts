@@ -149,7 +149,8 @@ describe('chat webview', () => {
   });
 
   it('Enter sends, the follow-up button queues, Esc aborts', async () => {
-    await send(page, { type: 'ops', version: 31, ops: [{ op: 'set', path: ['status'], value: 'running' }] });
+    // A run's start and end come as merges at the root (["m", [], {...}] on the wire).
+    await send(page, { type: 'ops', version: 31, ops: [{ op: 'merge', path: [], value: { status: 'running', phase: 'turn' } }] });
     await page.waitForFunction(() => document.querySelector('#send')?.textContent === 'Steer');
     await clearPosted(page);
     await page.fill('#input', 'use the other API');
