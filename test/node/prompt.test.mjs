@@ -11,7 +11,9 @@ const ANSWER = 'The file greets you: hello from disk. It has one line and nothin
 test('prompt with a read tool call and a streamed answer, rebuilt from display/state ops', async (t) => {
   const world = await newWorld([
     { text: 'Reading it.', toolCalls: [{ id: 'call_1', name: 'read', arguments: { path: 'hello.txt' } }] },
-    { match: 'hello from disk', text: ANSWER, chunkSize: 3, chunkDelayMs: 5 },
+    // ≈0.9 s of streaming, longer than the 500 ms batching cap: the text that
+    // follows the frame carrying the new item must come as appends.
+    { match: 'hello from disk', text: ANSWER, chunkSize: 3, chunkDelayMs: 25 },
   ], { files: { 'hello.txt': 'hello from disk\n' } });
   t.after(() => world.close());
   const s = await world.start();
