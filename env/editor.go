@@ -26,3 +26,16 @@ func (e *Editor) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	}
 	return e.Env.ReadFile(ctx, path)
 }
+
+// Disk returns the Env beneath any Editor overlay. Code that scans many
+// files (grep, find, the ignore files read by a directory walk) reads the
+// disk, as rg and fd do, instead of asking the editor once per file.
+func Disk(e Env) Env {
+	for {
+		ed, ok := e.(*Editor)
+		if !ok {
+			return e
+		}
+		e = ed.Env
+	}
+}

@@ -97,8 +97,9 @@ func runGrep(ctx context.Context, call Call, x Exec) Result {
 
 	var matches []grepMatch
 	limitReached := false
+	disk := env.Disk(x.Env) // grep searches the files on disk, as rg does
 	search := func(abs, display string) error {
-		data, err := x.Env.ReadFile(ctx, abs)
+		data, err := disk.ReadFile(ctx, abs)
 		if err != nil {
 			if env.CodeOf(err) == env.CodeAborted {
 				return err

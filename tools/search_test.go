@@ -2,10 +2,13 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pi-lsp/pi-lsp/env"
 )
 
 // searchTree is a git work tree with nested ignore files.
@@ -222,5 +225,32 @@ func TestLs(t *testing.T) {
 				t.Fatalf("got isError=%v\n%s\nwant\n%s", r.IsError, r.Text(), tt.want)
 			}
 		})
+	}
+}
+
+// grep and find read the disk, as rg and fd do: under an editor overlay a
+// search costs no editor request per file or per ignore file.
+func TestSearchReadsTheDiskUnderAnEditor(t *testing.T) {
+	f := searchTree(t)
+	asked := 0
+	ed := &env.Editor{Env: f.env, Read: func(context.Context, string) (string, bool, error) {
+		asked++
+		return "unsaved", true, nil
+	}}
+	for _, c := range []struct {
+		tool string
+		args string
+		want string
+	}{
+		{"grep", `{"pattern":"package"}`, "a.go:1: package a"},
+		{"find", `{"pattern":"*.go"}`, "a.go\nsub/deep/b.go"},
+	} {
+		r := f.tools[c.tool].Execute(context.Background(), Call{ID: "c", Name: c.tool, Args: json.RawMessage(c.args)}, Exec{Env: ed})
+		if got := ok(t, r); !strings.Contains(got, c.want) {
+			t.Fatalf("%s: %q, want %q in it", c.tool, got, c.want)
+		}
+	}
+	if asked != 0 {
+		t.Fatalf("a search asked the editor %d times", asked)
 	}
 }

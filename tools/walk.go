@@ -36,7 +36,10 @@ type walker struct {
 	rel  []string // root's path components relative to base
 }
 
+// newWalker walks root on the disk (env.Disk): a walk reads the ignore files
+// of every directory, which must not become one editor request each.
 func newWalker(ctx context.Context, e env.Env, root string) *walker {
+	e = env.Disk(e)
 	w := &walker{env: e, root: root, base: root}
 	for dir := root; ; {
 		if _, err := e.Lstat(ctx, filepath.Join(dir, ".git")); err == nil {
