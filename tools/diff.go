@@ -8,6 +8,7 @@ package tools
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -190,11 +191,19 @@ func unifiedDiff(name, old, new string) string {
 	if old == new {
 		return ""
 	}
-	ops := diffLines(old, new)
+	return renderUnified(name, old == "", diffLines(old, new))
+}
+
+// renderUnified renders ops (from diffLines) as unifiedDiff does; newFile
+// shows the old side as /dev/null.
+func renderUnified(name string, newFile bool, ops []diffOp) string {
+	if !slices.ContainsFunc(ops, func(o diffOp) bool { return o.kind != ' ' }) {
+		return ""
+	}
 	const ctx = 3
 	var b strings.Builder
 	from := "a/" + name
-	if old == "" {
+	if newFile {
 		from = "/dev/null"
 	}
 	fmt.Fprintf(&b, "--- %s\n+++ b/%s\n", from, name)
@@ -264,8 +273,16 @@ func hunkRange(start, n int) string {
 // context as " N text", and " ... " for skipped lines. It also returns the
 // first changed line in the new file (0 if none).
 func piDiff(old, new string) (string, int) {
-	ops := diffLines(old, new)
-	width := len(strconv.Itoa(max(strings.Count(old, "\n"), strings.Count(new, "\n")) + 1))
+	return renderPi(diffLines(old, new), piDiffWidth(old, new))
+}
+
+// piDiffWidth is the width of the line numbers in piDiff.
+func piDiffWidth(old, new string) int {
+	return len(strconv.Itoa(max(strings.Count(old, "\n"), strings.Count(new, "\n")) + 1))
+}
+
+// renderPi renders ops (from diffLines) as piDiff does.
+func renderPi(ops []diffOp, width int) (string, int) {
 	const ctx = 4
 	var out []string
 	num := func(n int) string { return fmt.Sprintf("%*d", width, n) }

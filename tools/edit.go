@@ -100,10 +100,11 @@ func runEdit(ctx context.Context, call Call, x Exec, locks *fileLocks) Result {
 	if err := x.Env.WriteFile(ctx, abs, []byte(bom+final)); err != nil {
 		return errorResult(fmt.Sprintf("Could not edit file: %s. %s.", a.Path, fsErrorText(err, a.Path)))
 	}
-	diff, first := piDiff(base, updated)
+	ops := diffLines(base, updated) // one diff for both renderings
+	diff, first := renderPi(ops, piDiffWidth(base, updated))
 	res := textResult(fmt.Sprintf("Successfully replaced %d block(s) in %s.", len(edits), a.Path))
 	res.Path = abs
-	res.Diff = unifiedDiff(displayPath(x.Env, abs), base, updated)
+	res.Diff = renderUnified(displayPath(x.Env, abs), base == "", ops)
 	return withDetails(res, editDetails{Diff: diff, FirstChangedLine: first})
 }
 
