@@ -15,8 +15,7 @@ type outputTail struct {
 	maxLines, maxBytes int
 	rollBytes          int
 
-	head       [][]byte // raw chunks kept until the temp file exists
-	tail       []byte   // last bytes of output (at most ~2*rollBytes)
+	tail       []byte // last bytes of output (at most ~2*rollBytes); all of it until the first spill
 	tailAtLine bool     // tail starts at a line boundary
 	totalBytes int
 	totalLines int
@@ -40,15 +39,18 @@ func (o *outputTail) write(p []byte) {
 		o.lastLine += len(p)
 	}
 	o.tail = append(o.tail, p...)
+	switch {
+	case o.file != nil:
+		o.spill(p)
+	case o.overLimits():
+		// Within the limits the tail is never cut (rollBytes > maxBytes),
+		// so it holds all the output so far: the file starts with it.
+		o.spill(o.tail)
+	}
 	if len(o.tail) > 2*o.rollBytes {
 		cut := len(o.tail) - o.rollBytes
 		o.tailAtLine = o.tail[cut-1] == '\n'
 		o.tail = append([]byte(nil), o.tail[cut:]...)
-	}
-	if o.file != nil || o.overLimits() {
-		o.spill(p)
-	} else {
-		o.head = append(o.head, append([]byte(nil), p...))
 	}
 }
 
@@ -65,8 +67,8 @@ func (o *outputTail) lines() int {
 	return o.totalLines
 }
 
-// spill writes p to the temp file, creating it (with everything so far)
-// first. Failure to create it is remembered, never fatal.
+// spill writes p to the temp file, creating it first. Failure to create it
+// is remembered, never fatal.
 func (o *outputTail) spill(p []byte) {
 	if o.fileErr != nil {
 		return
@@ -78,12 +80,6 @@ func (o *outputTail) spill(p []byte) {
 			return
 		}
 		o.file, o.path = f, f.Name()
-		for _, c := range o.head {
-			if _, err := f.Write(c); err != nil {
-				o.fileErr = err
-			}
-		}
-		o.head = nil
 	}
 	if _, err := o.file.Write(p); err != nil {
 		o.fileErr = err
