@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // BashResult is the outcome of a user-run command (agent/bash).
@@ -19,8 +19,6 @@ type BashResult struct {
 	Truncated      bool   `json:"truncated"`
 	FullOutputPath string `json:"fullOutputPath,omitempty"`
 }
-
-const bashMaxBytes = 50 * 1024
 
 // Bash runs a command for the user in the session cwd and records it as a
 // bashExecution message (in context unless excludeFromContext). It needs
@@ -48,11 +46,10 @@ func (h *Harness) Bash(ctx context.Context, command string, excludeFromContext b
 	if err != nil {
 		return BashResult{}, err
 	}
-	var out []byte
-	res, err := h.cfg.Env.Exec(ctx, env.ExecRequest{Command: command}, func(b []byte) {
-		out = append(out, b...)
-	})
-	r := BashResult{}
+	capture := tools.NewOutputCapture() // the bash tool's limits and temp file
+	res, err := h.cfg.Env.Exec(ctx, env.ExecRequest{Command: command}, capture.Write)
+	text, truncated, fullPath := capture.Finish()
+	r := BashResult{Truncated: truncated, FullOutputPath: fullPath}
 	switch {
 	case err == nil:
 		code := res.ExitCode
@@ -61,17 +58,6 @@ func (h *Harness) Bash(ctx context.Context, command string, excludeFromContext b
 		r.Cancelled = true
 	default:
 		return BashResult{}, fmt.Errorf("bash: %w", err)
-	}
-	text := string(out)
-	if len(out) > bashMaxBytes {
-		f, ferr := os.CreateTemp("", "pi-lsp-bash-*.log")
-		if ferr == nil {
-			_, _ = f.Write(out)
-			_ = f.Close()
-			r.FullOutputPath = f.Name()
-		}
-		text = string(out[len(out)-bashMaxBytes:])
-		r.Truncated = true
 	}
 	r.Output = text
 	m := llm.Message{Role: llm.RoleBashExecution, Command: command, Output: text, ExitCode: r.ExitCode,

@@ -124,3 +124,26 @@ func (o *outputTail) snapshot() (string, Truncation) {
 	tr.TotalLines, tr.TotalBytes = o.lines(), o.totalBytes
 	return out, tr
 }
+
+// OutputCapture collects a command's streamed output as the bash tool does:
+// the result keeps the last DefaultMaxLines lines or DefaultMaxBytes bytes,
+// and output beyond that is saved whole to a temp file. It is for commands
+// the user runs outside the tools (agent/bash); not safe for concurrent use.
+type OutputCapture struct{ t *outputTail }
+
+// NewOutputCapture returns an empty capture.
+func NewOutputCapture() *OutputCapture {
+	return &OutputCapture{t: newOutputTail(DefaultMaxLines, DefaultMaxBytes)}
+}
+
+// Write takes the next chunk of output.
+func (c *OutputCapture) Write(p []byte) { c.t.write(p) }
+
+// Finish closes the temp file and returns the kept text, whether output was
+// cut, and the path of the whole output ("" when it fit or could not be
+// saved).
+func (c *OutputCapture) Finish() (text string, truncated bool, fullOutputPath string) {
+	c.t.close()
+	text, tr := c.t.snapshot()
+	return text, tr.Truncated, c.t.path
+}
