@@ -14,8 +14,7 @@ import (
 	"time"
 )
 
-// cacheTTL is how long a reading of models.json and the environment is
-// reused.
+// cacheTTL is how long a reading of models.json is reused.
 const cacheTTL = 10 * time.Second
 
 // ModelsEnvVar names the environment variable that points at models.json.
@@ -62,8 +61,8 @@ type ProviderInfo struct {
 }
 
 // Registry lists the models pi-lsp can use: the built-in providers and
-// those of pi's models.json. It is safe for concurrent use; the file and
-// the environment are read again after 10 s.
+// those of pi's models.json. It is safe for concurrent use; the file is
+// read again after 10 s (the environment is the one given to NewRegistry).
 type Registry struct {
 	path     string
 	explicit bool
