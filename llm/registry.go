@@ -73,6 +73,9 @@ type Registry struct {
 	mu       sync.Mutex
 	cached   *catalog
 	cachedAt time.Time
+
+	cmdMu  sync.Mutex
+	cmdOut map[string]string // output of "!command" values, as pi caches them for the process
 }
 
 // NewRegistry returns a registry; nothing is read until it is used.
@@ -221,6 +224,33 @@ func (r *Registry) howToConfigure() string {
 		strings.Join(BuiltinKeyEnvVars(), ", "), ModelsEnvVar, where)
 }
 
+// value resolves a config value (resolveValue). A "!command" runs once per
+// registry: its output is kept, as pi keeps it for the life of the process,
+// so looking a model up again (each model switch, each session) does not
+// run a password manager again. A failed command is not kept.
+func (r *Registry) value(ctx context.Context, v string) (string, error) {
+	if !strings.HasPrefix(v, "!") {
+		return resolveValue(ctx, v, r.env, r.environ)
+	}
+	r.cmdMu.Lock()
+	out, ok := r.cmdOut[v]
+	r.cmdMu.Unlock()
+	if ok {
+		return out, nil
+	}
+	out, err := resolveValue(ctx, v, r.env, r.environ)
+	if err != nil {
+		return "", err
+	}
+	r.cmdMu.Lock()
+	if r.cmdOut == nil {
+		r.cmdOut = map[string]string{}
+	}
+	r.cmdOut[v] = out
+	r.cmdMu.Unlock()
+	return out, nil
+}
+
 // resolve fills in the API key and headers of a model.
 func (r *Registry) resolve(ctx context.Context, e entry) (Model, error) {
 	m := e.model
@@ -229,7 +259,7 @@ func (r *Registry) resolve(ctx context.Context, e entry) (Model, error) {
 		return Model{}, fmt.Errorf("%w: %s needs an API key: %s", ErrNoModel, m.Ref(), r.keyHint(p))
 	}
 	if p.apiKey != "" {
-		key, err := resolveValue(ctx, p.apiKey, r.env, r.environ)
+		key, err := r.value(ctx, p.apiKey)
 		if err != nil {
 			return Model{}, fmt.Errorf("%s: apiKey: %w", m.Ref(), err)
 		}
@@ -243,7 +273,7 @@ func (r *Registry) resolve(ctx context.Context, e entry) (Model, error) {
 	if len(hs) > 0 {
 		m.Headers = make(map[string]string, len(hs))
 		for k, v := range hs {
-			val, err := resolveValue(ctx, v, r.env, r.environ)
+			val, err := r.value(ctx, v)
 			if err != nil {
 				return Model{}, fmt.Errorf("%s: header %s: %w", m.Ref(), k, err)
 			}

@@ -348,3 +348,21 @@ func TestFakeProviderEndToEnd(t *testing.T) {
 		t.Fatalf("request %s", s.Requests()[0])
 	}
 }
+
+// A "!command" key runs once per registry, as pi caches it: finding the
+// model again (a model switch, a new session) does not run it again.
+func TestKeyCommandRunsOnce(t *testing.T) {
+	dir := t.TempDir()
+	count := filepath.Join(dir, "runs")
+	path := writeFile(t, dir, "models.json", `{"providers":{"a":{"baseUrl":"http://a","apiKey":"!echo run >> `+count+`; echo key-1","models":[{"id":"m"},{"id":"n"}]}}}`)
+	r := llm.NewRegistry(llm.RegistryOptions{Path: path, Environ: []string{"PATH=" + os.Getenv("PATH")}})
+	for _, ref := range []string{"a/m", "a/n", "a/m"} {
+		m, err := r.Find(ctx, ref)
+		if err != nil || m.APIKey != "key-1" {
+			t.Fatalf("%s: %+v %v", ref, m, err)
+		}
+	}
+	if runs, _ := os.ReadFile(count); string(runs) != "run\n" {
+		t.Fatalf("the key command ran %q", runs)
+	}
+}
