@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"strings"
 	"sync"
@@ -169,10 +170,12 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	case "", "new":
 	case "continue":
 		if _, err := h.ContinueRecent(ctx); err != nil {
+			a.close() // a failed initialize leaves nothing running; the client may retry
 			return mapErr(err)
 		}
 	default:
 		if _, err := h.OpenSession(ctx, opts.Session); err != nil {
+			a.close()
 			return mapErr(err)
 		}
 	}
@@ -345,7 +348,8 @@ func mapErr(err error) error {
 	}
 	switch {
 	// Not found first: model/set of an unknown model wraps both.
-	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession), errors.Is(err, session.ErrNotFound):
+	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession), errors.Is(err, session.ErrNotFound),
+		errors.Is(err, fs.ErrNotExist):
 		e := ErrNotFound("")
 		e.Message = err.Error()
 		return e

@@ -53,9 +53,6 @@ func (a *agent) register(s *Server) {
 		if p.Path == "" {
 			return nil, ErrInvalidParams(`"path" is required`)
 		}
-		if _, err := os.Stat(p.Path); err != nil {
-			return nil, ErrNotFound("session " + p.Path)
-		}
 		info, err := h.OpenSession(ctx, p.Path)
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))

@@ -79,10 +79,9 @@ func newEnv(t *testing.T, script []llmtest.Response, models ...llmtest.ModelSpec
 // server is one running pi-lsp process with its client.
 type server struct {
 	*rpctest.Client
-	cmd    *exec.Cmd
-	stderr *strings.Builder
-	t      *testing.T
-	init   json.RawMessage
+	cmd  *exec.Cmd
+	t    *testing.T
+	init json.RawMessage
 }
 
 type startOpt struct {
@@ -95,6 +94,19 @@ type startOpt struct {
 func (e *env) start(o startOpt) *server { return e.startWithPID(os.Getpid(), o) }
 
 func (e *env) startWithPID(pid int, o startOpt) *server {
+	e.t.Helper()
+	s := e.spawn(o)
+	res, err := s.initialize(pid, o)
+	if err != nil {
+		e.t.Fatalf("initialize: %v", err)
+	}
+	s.init = res
+	return s
+}
+
+// spawn starts pi-lsp with o's arguments and environment, without
+// initializing it.
+func (e *env) spawn(o startOpt) *server {
 	t := e.t
 	t.Helper()
 	args := append([]string{"serve", "--model", "fake/m1"}, o.args...)
@@ -104,13 +116,14 @@ func (e *env) startWithPID(pid int, o startOpt) *server {
 		"HOME="+e.home, "PI_LSP_MODELS="+e.models, "PI_LSP_SESSIONS="+e.sessions,
 		"OPENAI_API_KEY=", "OPENROUTER_API_KEY=", "DEEPSEEK_API_KEY=", "GROQ_API_KEY=", "GEMINI_API_KEY=")
 	cmd.Env = append(cmd.Env, o.extraEnv...)
+	// Read only after cmd.Wait, which waits for the copy into it.
 	stderr := &strings.Builder{}
-	cmd.Stderr = &lockedWriter{b: stderr}
+	cmd.Stderr = stderr
 	c, err := rpctest.Dial(cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{Client: c, cmd: cmd, stderr: stderr, t: t}
+	s := &server{Client: c, cmd: cmd, t: t}
 	t.Cleanup(func() {
 		_ = c.Close()
 		done := make(chan struct{})
@@ -125,25 +138,26 @@ func (e *env) startWithPID(pid int, o startOpt) *server {
 			t.Logf("pi-lsp stderr:\n%s", stderr.String())
 		}
 	})
+	return s
+}
+
+// initialize sends initialize with the options' capabilities and
+// initializationOptions.
+func (s *server) initialize(pid int, o startOpt) (json.RawMessage, error) {
 	caps := o.caps
 	if caps == nil {
 		caps = map[string]any{"ui": map[string]any{"approvals": true, "questions": true, "planApproval": true}}
 	}
 	params := map[string]any{
 		"processId": pid, "clientInfo": map[string]any{"name": "integration-test"},
-		"rootUri": "file://" + e.workspace, "capabilities": caps,
+		"rootUri": "file://" + s.cmd.Dir, "capabilities": caps,
 	}
 	if o.initOpts != nil {
 		params["initializationOptions"] = o.initOpts
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := c.Initialize(ctx, params)
-	if err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	s.init = res
-	return s
+	return s.Initialize(ctx, params)
 }
 
 func (s *server) call(method string, params, result any) {

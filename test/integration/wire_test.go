@@ -408,3 +408,23 @@ func TestCompactionBudgetOverridePerModel(t *testing.T) {
 		t.Fatalf("without the setting the derived budget applies: %+v", st.Tokens)
 	}
 }
+
+// An initialize that fails (a session file that is not there) answers
+// not-found and leaves nothing behind: the client can initialize again.
+func TestFailedInitializeCanBeRetried(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{{Text: "fine", Repeat: true}})
+	s := e.spawn(startOpt{})
+	_, err := s.initialize(os.Getpid(), startOpt{initOpts: map[string]any{"session": filepath.Join(e.sessions, "missing.jsonl")}})
+	var re *rpctest.Error
+	if !errors.As(err, &re) || re.Code != -32005 {
+		t.Fatalf("initialize with a missing session: %v", err)
+	}
+	if _, err := s.initialize(os.Getpid(), startOpt{}); err != nil {
+		t.Fatalf("initialize again: %v", err)
+	}
+	s.prompt("hello")
+	s.waitIdle()
+	if st := s.state(); st.MessageCount != 2 {
+		t.Fatalf("state after the retry: %+v", st)
+	}
+}
