@@ -142,18 +142,6 @@ func (r *Reducer) SetSession(session SessionInfo) {
 	r.dispatch(false)
 }
 
-// SetYolo records the YOLO flag, which no harness event carries.
-func (r *Reducer) SetYolo(yolo bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.st.Yolo == yolo {
-		return
-	}
-	r.st.Yolo = yolo
-	r.set(path("yolo"), yolo)
-	r.dispatch(true)
-}
-
 func (r *Reducer) resetState(session SessionInfo) {
 	old := r.st
 	r.st = NewState()
@@ -240,17 +228,32 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 	case harness.EvCompactionEnd:
 		r.compactionEnd(ev)
 	case harness.EvMode:
-		m := r.modeInfo(ev.Mode)
-		r.st.Mode = m
-		r.set(path("mode"), m)
+		if m := r.modeInfo(ev.Mode); m != r.st.Mode {
+			r.st.Mode = m
+			r.set(path("mode"), m)
+		}
+		if ev.Yolo != r.st.Yolo {
+			r.st.Yolo = ev.Yolo
+			r.set(path("yolo"), ev.Yolo)
+		}
 		return true
 	case harness.EvModel:
-		r.st.Model = ev.Model
-		r.set(path("model"), ev.Model)
+		if ev.Model != r.st.Model {
+			r.st.Model = ev.Model
+			r.set(path("model"), ev.Model)
+		}
+		r.setTokens(ev.Tokens) // the new model's context window
 		return true
 	case harness.EvThinking:
-		r.st.ThinkingLevel = ev.Thinking
-		r.set(path("thinkingLevel"), string(ev.Thinking))
+		if ev.Thinking != r.st.ThinkingLevel {
+			r.st.ThinkingLevel = ev.Thinking
+			r.set(path("thinkingLevel"), string(ev.Thinking))
+		}
+	case harness.EvSessionInfo:
+		if ev.Name != r.st.Session.Name {
+			r.st.Session.Name = ev.Name
+			r.set(path("session", "name"), ev.Name)
+		}
 	case harness.EvUsage:
 		r.setTokens(ev.Tokens)
 	case harness.EvSession:

@@ -177,6 +177,7 @@ func (h *Harness) SetPermissions(ctx context.Context, u PermissionsUpdate) (Perm
 	h.persistPermissions(ctx)
 	if yoloChanged {
 		h.persistState(ctx)
+		h.emitMode()
 	}
 	return h.Permissions(), nil
 }

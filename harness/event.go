@@ -40,6 +40,7 @@ const (
 	EvThinking         EventType = "thinking_change"
 	EvUsage            EventType = "usage_update"
 	EvSession          EventType = "session_change" // a different session (or leaf) is now current
+	EvSessionInfo      EventType = "session_info"   // the current session was renamed (Name)
 	EvError            EventType = "error"
 	EvSkills           EventType = "skills_changed"
 )
@@ -134,6 +135,8 @@ type Event struct {
 	Plan       *Plan             `json:"plan,omitempty"`
 	Tasks      []Task            `json:"tasks,omitempty"`
 	Mode       string            `json:"mode,omitempty"`
+	Yolo       bool              `json:"yolo,omitempty"` // mode_change: YOLO is on
+	Name       string            `json:"name,omitempty"` // session_info: the session's name
 	Model      string            `json:"model,omitempty"`
 	Thinking   llm.ThinkingLevel `json:"thinkingLevel,omitempty"`
 	Tokens     *Tokens           `json:"tokens,omitempty"`

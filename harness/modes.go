@@ -95,7 +95,7 @@ func (h *Harness) SetMode(ctx context.Context, id string) (ModeState, error) {
 		}
 	}
 	h.persistState(ctx)
-	h.emit(Event{Type: EvMode, Mode: id})
+	h.emitMode()
 	return h.ModeState(), nil
 }
 
@@ -105,7 +105,13 @@ func (h *Harness) SetYolo(ctx context.Context, on bool) {
 	h.yolo = on
 	h.mu.Unlock()
 	h.persistState(ctx)
-	h.emit(Event{Type: EvMode, Mode: h.ModeState().Mode})
+	h.emitMode()
+}
+
+// emitMode reports the current mode and YOLO flag.
+func (h *Harness) emitMode() {
+	ms := h.ModeState()
+	h.emit(Event{Type: EvMode, Mode: ms.Mode, Yolo: ms.Yolo})
 }
 
 // Model returns the current model, resolving the default when none is set.

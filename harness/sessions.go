@@ -142,8 +142,21 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 		h.recordInitialState(ctx)
 	}
 	h.emit(Event{Type: EvSession, SessionID: s.ID()})
+	// What restoreState brought back (or kept) from the session.
+	h.emitMode()
+	if m, ok := h.currentRef(); ok {
+		h.emit(Event{Type: EvModel, Model: m})
+	}
+	h.emit(Event{Type: EvThinking, Thinking: h.Thinking()})
 	h.emitTasks()
 	h.emit(Event{Type: EvUsage, Tokens: h.tokensPtr()})
+}
+
+// currentRef is the current model's "provider/id", when one is set.
+func (h *Harness) currentRef() (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.model.Ref(), h.hasModel
 }
 
 type persistedState struct {
@@ -337,7 +350,11 @@ func (h *Harness) SetName(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	return s.SetName(ctx, name)
+	if err := s.SetName(ctx, name); err != nil {
+		return err
+	}
+	h.emit(Event{Type: EvSessionInfo, Name: name})
+	return nil
 }
 
 // Label sets or clears the label of an entry.

@@ -101,16 +101,7 @@ func (a *agent) registerConfig(s *Server) {
 		return h.Permissions(), nil
 	}))
 	s.Register("permissions/set", handle(a, func(ctx context.Context, h *harness.Harness, p harness.PermissionsUpdate) (any, error) {
-		v, err := h.SetPermissions(ctx, p)
-		if err == nil && p.Yolo != nil {
-			a.mu.Lock()
-			r := a.reducer
-			a.mu.Unlock()
-			if r != nil {
-				r.SetYolo(v.Yolo)
-			}
-		}
-		return v, err
+		return h.SetPermissions(ctx, p)
 	}))
 	s.Register("skills/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		r := h.Skills(ctx)

@@ -44,14 +44,13 @@ type AgentOptions struct {
 }
 
 // agent is the state shared by the method handlers of one server: the
-// harness (built at initialize) and the display reducer it feeds.
+// harness (built at initialize) and what feeds its events to the display.
 type agent struct {
-	opts    AgentOptions
-	mu      sync.Mutex
-	h       *harness.Harness
-	reducer *display.Reducer
-	unsub   func()
-	cancel  context.CancelFunc
+	opts   AgentOptions
+	mu     sync.Mutex
+	h      *harness.Harness
+	unsub  func()
+	cancel context.CancelFunc
 }
 
 // NewAgentServer returns a Server serving every method of docs/protocol.md
@@ -136,17 +135,13 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 			}
 			r.Reset(sessionInfo(h), history)
 			return
-		case harness.EvMode:
-			r.Apply(ev)
-			r.SetYolo(h.ModeState().Yolo)
-			return
 		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills:
 			prog.add(ev)
 		}
 		r.Apply(ev)
 	})
 	a.mu.Lock()
-	a.h, a.reducer, a.unsub, a.cancel = h, r, unsub, cancel
+	a.h, a.unsub, a.cancel = h, unsub, cancel
 	a.mu.Unlock()
 	h.SetUI(clientUI{c})
 	if p.ProcessID > 0 {
@@ -182,8 +177,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	// Seed the display with what no event has said yet.
 	r.Reset(sessionInfo(h), display.ItemsFromMessages(h.DisplayHistory(ctx)))
 	ms := h.ModeState()
-	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode})
-	r.SetYolo(ms.Yolo)
+	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode, Yolo: ms.Yolo})
 	if m, err := h.Model(ctx); err == nil {
 		r.Apply(harness.Event{Type: harness.EvModel, Model: m.Ref()})
 	}

@@ -125,16 +125,7 @@ func (a *agent) register(s *Server) {
 		if p.Name == nil {
 			return nil, ErrInvalidParams(`"name" is required`)
 		}
-		if err := h.SetName(ctx, *p.Name); err != nil {
-			return nil, err
-		}
-		a.mu.Lock()
-		r := a.reducer
-		a.mu.Unlock()
-		if r != nil {
-			r.SetSession(sessionInfo(h))
-		}
-		return empty{}, nil
+		return empty{}, h.SetName(ctx, *p.Name)
 	}))
 	s.Register("session/label", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		EntryID string `json:"entryId"`

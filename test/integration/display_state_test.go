@@ -1,0 +1,37 @@
+package integration
+
+import (
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/llm/llmtest"
+)
+
+// What a session restores (mode, YOLO) and what renames it reach the
+// display through harness events, as the frames an editor applies.
+func TestDisplayFollowsSessionModeYoloAndName(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{{Text: "ok", Repeat: true}})
+	s := e.start(startOpt{})
+	var a struct {
+		Path string `json:"path"`
+	}
+	s.call("session/new", map[string]any{}, &a)
+	s.call("mode/set", map[string]any{"mode": "plan"}, nil)
+	s.call("session/setName", map[string]any{"name": "planning"}, nil)
+	s.call("permissions/set", map[string]any{"yolo": true}, nil)
+	shows := func(what string, want func(mode, name string, yolo bool) bool) {
+		t.Helper()
+		s.waitFor(what, func() bool {
+			v, err := s.Display()
+			return err == nil && want(v.State.Mode.ID, v.State.Session.Name, v.State.Yolo)
+		})
+	}
+	shows("plan, yolo and the name", func(m, n string, y bool) bool { return m == "plan" && n == "planning" && y })
+
+	s.call("session/new", map[string]any{}, nil)
+	s.call("mode/set", map[string]any{"mode": "build", "yolo": false}, nil)
+	shows("build in the new session", func(m, n string, y bool) bool { return m == "build" && n == "" && !y })
+
+	// Opening the first session again restores its mode and YOLO flag.
+	s.call("session/open", map[string]any{"path": a.Path}, nil)
+	shows("the first session's plan mode, yolo and name", func(m, n string, y bool) bool { return m == "plan" && n == "planning" && y })
+}
