@@ -280,7 +280,8 @@ func (s *Scheduler) flushLocked() {
 			ops[i].Value = string(q.buf)
 		}
 	}
-	ops = mergeSets(foldPushes(ops, at))
+	s.r.syncLive()
+	ops = mergeSets(foldPushes(ops, at, s.r.st.Items))
 	clear(s.pending)
 	s.pending = s.pending[:0]
 	s.version++
