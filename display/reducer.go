@@ -1,7 +1,6 @@
 package display
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -321,16 +320,14 @@ func (r *Reducer) compactionEnd(ev harness.Event) {
 	r.setTokens(ev.Tokens)
 }
 
-// setTokens sends the counters that changed, one set each, or the whole
-// object when that is smaller on the wire.
+// setTokens sends the counters that changed, one set each (the scheduler
+// sends neighbouring sets as one merge).
 func (r *Reducer) setTokens(t *harness.Tokens) {
 	if t == nil || *t == r.st.Tokens {
 		return
 	}
 	old := r.st.Tokens
 	r.st.Tokens = *t
-	var ops []rop
-	fieldBytes := 0
 	for _, f := range []struct {
 		name     string
 		old, new int
@@ -342,16 +339,9 @@ func (r *Reducer) setTokens(t *harness.Tokens) {
 		{"keepRecentTokens", old.KeepRecent, t.KeepRecent}, {"compactions", old.Compactions, t.Compactions},
 	} {
 		if f.old != f.new {
-			ops = append(ops, rop{op: OpSet, path: path("tokens", f.name), val: f.new, at: -1})
-			// ["s",["tokens","name"],N],
-			fieldBytes += len(`["s",["tokens",""],],`) + len(f.name) + len(strconv.Itoa(f.new))
+			r.set(path("tokens", f.name), f.new)
 		}
 	}
-	if whole, err := json.Marshal(*t); err == nil && len(`["s",["tokens"],],`)+len(whole) < fieldBytes {
-		r.set(path("tokens"), *t)
-		return
-	}
-	r.ops = append(r.ops, ops...)
 }
 
 func (r *Reducer) addError(msg string) {
