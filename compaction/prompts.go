@@ -135,22 +135,3 @@ Use this EXACT format:
 1. [What should happen next to continue this work]
 
 Keep each section concise. Preserve exact file paths, function names, and error messages.`
-
-// compactionSummaryPrefix is pi's COMPACTION_SUMMARY_PREFIX, verbatim.
-const compactionSummaryPrefix = `The conversation history before this point was compacted into the following summary:
-
-<summary>
-`
-
-// compactionSummarySuffix is pi's COMPACTION_SUMMARY_SUFFIX, verbatim.
-const compactionSummarySuffix = `
-</summary>`
-
-// branchSummaryPrefix is pi's BRANCH_SUMMARY_PREFIX, verbatim.
-const branchSummaryPrefix = `The following is a summary of a branch that this conversation came back from:
-
-<summary>
-`
-
-// branchSummarySuffix is pi's BRANCH_SUMMARY_SUFFIX, verbatim.
-const branchSummarySuffix = `</summary>`

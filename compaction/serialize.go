@@ -22,17 +22,16 @@ const ToolResultMaxChars = 2000
 //	[Tool result]: ... (cut at 2000 characters)
 //
 // Bash executions, custom messages and summaries are first converted to user
-// messages as pi's convertToLlm does. Parts are separated by a blank line.
+// messages as pi's convertToLlm does (llm.ToModelMessages). Parts are
+// separated by a blank line.
 func SerializeConversation(msgs []llm.Message) string {
 	var parts []string
-	for i := range msgs {
-		m := toLLM(&msgs[i])
-		if m == nil {
-			continue
-		}
+	model := llm.ToModelMessages(msgs)
+	for i := range model {
+		m := &model[i]
 		switch m.Role {
 		case llm.RoleUser:
-			if t := joinText(m.Content, ""); t != "" {
+			if t := m.Text(); t != "" {
 				parts = append(parts, "[User]: "+t)
 			}
 		case llm.RoleAssistant:
@@ -58,22 +57,12 @@ func SerializeConversation(msgs []llm.Message) string {
 				parts = append(parts, "[Assistant tool calls]: "+strings.Join(calls, "; "))
 			}
 		case llm.RoleToolResult:
-			if t := joinText(m.Content, ""); t != "" {
+			if t := m.Text(); t != "" {
 				parts = append(parts, "[Tool result]: "+truncateForSummary(t, ToolResultMaxChars))
 			}
 		}
 	}
 	return strings.Join(parts, "\n\n")
-}
-
-func joinText(blocks []llm.ContentBlock, sep string) string {
-	var parts []string
-	for i := range blocks {
-		if blocks[i].Type == llm.BlockText {
-			parts = append(parts, blocks[i].Text)
-		}
-	}
-	return strings.Join(parts, sep)
 }
 
 // truncateForSummary is pi's: keep maxChars characters and append a marker
@@ -98,51 +87,4 @@ func truncateForSummary(text string, maxChars int) string {
 		end += n
 	}
 	return text[:end] + "\n\n[... " + strconv.Itoa(total-maxChars) + " more characters truncated]"
-}
-
-// toLLM is pi's convertToLlm for one message: bash executions, custom
-// messages and summaries become user messages; a bash execution excluded
-// from context becomes nil.
-func toLLM(m *llm.Message) *llm.Message {
-	switch m.Role {
-	case llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult:
-		return m
-	case llm.RoleBashExecution:
-		if m.ExcludeFromContext {
-			return nil
-		}
-		return userText(bashExecutionToText(m), m.Timestamp)
-	case llm.RoleCustom:
-		return &llm.Message{Role: llm.RoleUser, Content: m.Content, Timestamp: m.Timestamp}
-	case llm.RoleBranchSummary:
-		return userText(branchSummaryPrefix+m.Summary+branchSummarySuffix, m.Timestamp)
-	case llm.RoleCompactionSummary:
-		return userText(compactionSummaryPrefix+m.Summary+compactionSummarySuffix, m.Timestamp)
-	}
-	return nil
-}
-
-func userText(s string, ts int64) *llm.Message {
-	m := llm.UserText(s, ts)
-	return &m
-}
-
-// bashExecutionToText is pi's.
-func bashExecutionToText(m *llm.Message) string {
-	var sb strings.Builder
-	sb.WriteString("Ran `" + m.Command + "`\n")
-	if m.Output != "" {
-		sb.WriteString("```\n" + m.Output + "\n```")
-	} else {
-		sb.WriteString("(no output)")
-	}
-	if m.Cancelled {
-		sb.WriteString("\n\n(command cancelled)")
-	} else if m.ExitCode != nil && *m.ExitCode != 0 {
-		sb.WriteString("\n\nCommand exited with code " + strconv.Itoa(*m.ExitCode))
-	}
-	if m.Truncated && m.FullOutputPath != "" {
-		sb.WriteString("\n\n[Output truncated. Full output: " + m.FullOutputPath + "]")
-	}
-	return sb.String()
 }

@@ -58,7 +58,7 @@ func TrimToolOutputs(items []Item, s Settings, e *Estimator, maxChars int) (trim
 		if it.Kind != KindMessage || m == nil || m.Role != llm.RoleToolResult {
 			continue
 		}
-		text := joinText(m.Content, "")
+		text := m.Text()
 		if len(text) <= maxChars+trimSlack {
 			continue
 		}
@@ -101,7 +101,7 @@ func ApplyTrims(items []Item, trims []Trim) []Item {
 		if !ok || m == nil || m.Role != llm.RoleToolResult {
 			continue
 		}
-		text := joinText(m.Content, "")
+		text := m.Text()
 		if len(text) != t.OriginalBytes || t.HeadBytes < 0 || t.TailBytes < 0 || t.HeadBytes+t.TailBytes > len(text) {
 			continue
 		}

@@ -58,12 +58,7 @@ func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOp
 	case target.Type == "message" && target.Message != nil && target.Message.Role == llm.RoleUser:
 		newLeaf, res.EditorText = target.ParentID, target.Message.Text()
 	case target.Type == "custom_message":
-		newLeaf = target.ParentID
-		for _, b := range target.Content {
-			if b.Type == llm.BlockText {
-				res.EditorText += b.Text
-			}
-		}
+		newLeaf, res.EditorText = target.ParentID, llm.JoinText(target.Content)
 	}
 
 	var summary *compaction.BranchResult

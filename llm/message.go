@@ -3,6 +3,7 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Role names the kind of an AgentMessage, as pi spells it.
@@ -163,14 +164,17 @@ func UserText(text string, ts int64) Message {
 }
 
 // Text concatenates the text blocks of the message.
-func (m *Message) Text() string {
-	var s string
-	for _, b := range m.Content {
-		if b.Type == BlockText {
-			s += b.Text
+func (m *Message) Text() string { return JoinText(m.Content) }
+
+// JoinText concatenates the text blocks of blocks.
+func JoinText(blocks []ContentBlock) string {
+	var s strings.Builder
+	for i := range blocks {
+		if blocks[i].Type == BlockText {
+			s.WriteString(blocks[i].Text)
 		}
 	}
-	return s
+	return s.String()
 }
 
 // ToolCalls returns the toolCall blocks of an assistant message.

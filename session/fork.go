@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/pi-lsp/pi-lsp/llm"
 )
@@ -71,13 +70,7 @@ func (e *Entry) UserText() string {
 	if e.Message == nil || e.Message.Role != llm.RoleUser {
 		return ""
 	}
-	var b strings.Builder
-	for _, c := range e.Message.Content {
-		if c.Type == llm.BlockText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
+	return e.Message.Text()
 }
 
 // forkFrom writes the path root..target of src (none = empty) to a new file.

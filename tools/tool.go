@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -43,15 +42,7 @@ type Result struct {
 }
 
 // Text concatenates the text blocks of the result's content.
-func (r Result) Text() string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if c.Type == llm.BlockText {
-			b.WriteString(c.Text)
-		}
-	}
-	return b.String()
-}
+func (r Result) Text() string { return llm.JoinText(r.Content) }
 
 // Exec is what a tool execution may use besides its arguments.
 type Exec struct {
