@@ -16,7 +16,7 @@ type outputTail struct {
 	rollBytes          int
 
 	tail       []byte // last bytes of output (at most ~2*rollBytes); all of it until the first spill
-	tailAtLine bool     // tail starts at a line boundary
+	tailAtLine bool   // tail starts at a line boundary
 	totalBytes int
 	totalLines int
 	lastLine   int // bytes of the current (last) line
