@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -13,14 +12,18 @@ import (
 )
 
 // branchItems converts the part of the current branch that the model's
-// context is made of into compaction items, with the recorded tool-output
-// trims applied. See contextBranch for which part that is.
+// context is made of (session.ContextEntries) into compaction items, with
+// the recorded tool-output trims applied. Nothing before that part is in the
+// context, nor read by the compaction functions (they all start at
+// compaction's contextStart), so the result is the same as for the whole
+// branch, and the work of a model call stays bounded by the window, not by
+// the length of the session.
 func (h *Harness) branchItems(ctx context.Context) ([]compaction.Item, error) {
 	s := h.Session()
 	if s == nil {
 		return nil, nil
 	}
-	entries, err := contextBranch(ctx, s)
+	entries, err := s.ContextEntries(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read branch: %w", err)
 	}
@@ -29,47 +32,6 @@ func (h *Harness) branchItems(ctx context.Context) ([]compaction.Item, error) {
 		items = append(items, entryItem(e))
 	}
 	return compaction.ApplyTrims(items, h.loadTrims(s)), nil
-}
-
-// contextBranch returns the current branch, root to leaf, cut at the start
-// of the context: when the branch has a compaction, it begins at the latest
-// compaction's first kept entry (or at the compaction itself when that entry
-// is not on the branch). Nothing before that point is in the context, nor
-// read by the compaction functions (they all start at
-// compaction's contextStart), so the result is the same as for the whole
-// branch. It walks from the leaf up the parent links and decodes only the
-// entries it returns: the work of a model call stays bounded by the window,
-// not by the length of the session (session.Branch decodes every entry,
-// which took about 0.3 s per call at turn 150 of a 3k-tokens-per-turn
-// session).
-func contextBranch(ctx context.Context, s *session.Session) ([]*session.Entry, error) {
-	var rev []*session.Entry
-	stop, seen := "", false // the latest compaction's first kept entry, once seen
-	limit := s.EntryCount()
-	for id := s.LeafID(); id != ""; {
-		if len(rev) > limit {
-			return nil, fmt.Errorf("session: parent links loop at entry %s", id)
-		}
-		if len(rev)%256 == 255 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		e, err := s.Entry(id)
-		if err != nil {
-			return nil, err
-		}
-		rev = append(rev, e)
-		if !seen && e.Type == "compaction" {
-			stop, seen = e.FirstKeptEntryID, true
-		}
-		if stop != "" && e.ID == stop {
-			break
-		}
-		id = e.ParentID
-	}
-	slices.Reverse(rev)
-	return rev, nil
 }
 
 func entryItem(e *session.Entry) compaction.Item {
@@ -83,17 +45,17 @@ func entryItem(e *session.Entry) compaction.Item {
 	case "compaction":
 		it.Kind, it.Summary, it.FirstKeptEntryID = compaction.KindCompaction, e.Summary, e.FirstKeptEntryID
 		it.Details = fileOps(e)
-		ts, _ := parseTimestamp(e.Timestamp)
-		it.Message = &llm.Message{Role: llm.RoleCompactionSummary, Summary: e.Summary, TokensBefore: e.TokensBefore, Timestamp: ts}
+		it.Message = &llm.Message{Role: llm.RoleCompactionSummary, Summary: e.Summary, TokensBefore: e.TokensBefore, Timestamp: e.TimestampMillis()}
 	case "branch_summary":
 		it.Kind, it.Summary = compaction.KindBranchSummary, e.Summary
 		it.Details = fileOps(e)
-		ts, _ := parseTimestamp(e.Timestamp)
-		it.Message = &llm.Message{Role: llm.RoleBranchSummary, Summary: e.Summary, FromID: e.FromID, Timestamp: ts}
+		m := llm.Message{Role: llm.RoleBranchSummary, Summary: e.Summary, FromID: e.FromID, Timestamp: e.TimestampMillis()}
+		it.Message = &m
 	case "custom_message":
-		ts, _ := parseTimestamp(e.Timestamp)
 		it.Kind = compaction.KindCustomMessage
-		it.Message = &llm.Message{Role: llm.RoleCustom, CustomType: e.CustomType, Content: e.Content, Display: e.Display, Details: e.Details, Timestamp: ts}
+		if m, ok := e.ContextMessage(); ok {
+			it.Message = &m
+		}
 	}
 	return it
 }

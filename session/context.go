@@ -162,7 +162,7 @@ func (s *Session) BuildContext(ctx context.Context) (Context, error) {
 				s.warn(err.Error() + " (left out of the context)")
 				continue
 			}
-			m, ok = entryMessage(e)
+			m, ok = e.ContextMessage()
 			s.cache.put(i, int(r.n), m, ok)
 		}
 		if ok {
@@ -178,9 +178,10 @@ func (k kind) inContext() bool {
 	return k == kMessage || k == kCustomMessage || k == kBranchSummary
 }
 
-// entryMessage converts an entry to its context message (pi's appendMessage
-// inside buildSessionContext).
-func entryMessage(e *Entry) (llm.Message, bool) {
+// ContextMessage is the message the entry gives the model's context (pi's
+// appendMessage inside buildSessionContext): ok is false for entries that
+// give none.
+func (e *Entry) ContextMessage() (llm.Message, bool) {
 	switch e.Type {
 	case TypeMessage:
 		if e.Message == nil {
@@ -259,4 +260,76 @@ func (s *Session) LatestCustom(customType string) (json.RawMessage, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ContextEntries returns the part of the current branch the model's context
+// is made of, root to leaf: from the latest compaction's first kept entry
+// (or from the compaction itself when that entry is not on the branch) to
+// the leaf, the compaction included; the whole branch when it has none. It
+// is what compaction plans its cut on before every model call, so message
+// entries come from the message cache BuildContext fills: they carry ID,
+// ParentID, Type and Message only. Other entries are decoded whole.
+func (s *Session) ContextEntries(ctx context.Context) ([]*Entry, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	if s.idx.leaf == none {
+		return nil, nil
+	}
+	path := s.idx.path(s.idx.leaf)
+	start := 0
+	for k := len(path) - 1; k >= 0; k-- {
+		if s.idx.recs[path[k]].kind != kCompaction {
+			continue
+		}
+		c, err := s.decode(path[k])
+		if err != nil {
+			return nil, err
+		}
+		start = k
+		for j := range k {
+			if s.idx.recs[path[j]].id == c.FirstKeptEntryID {
+				start = j
+				break
+			}
+		}
+		break
+	}
+	out := make([]*Entry, 0, len(path)-start)
+	for k, i := range path[start:] {
+		if k%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		r := &s.idx.recs[i]
+		if r.kind != kMessage {
+			e, err := s.decode(i)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+			continue
+		}
+		m, ok, hit := s.cache.get(i)
+		if !hit {
+			e, err := s.decode(i)
+			if err != nil {
+				return nil, err
+			}
+			m, ok = e.ContextMessage()
+			s.cache.put(i, int(r.n), m, ok)
+		}
+		e := &Entry{ID: r.id, Type: TypeMessage}
+		if r.parent != none {
+			e.ParentID = s.idx.recs[r.parent].id
+		}
+		if ok {
+			e.Message = &m
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }

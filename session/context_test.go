@@ -251,3 +251,56 @@ func TestBuildContextLargeBranch(t *testing.T) {
 		t.Errorf("context differs after reload (%d vs %d)", len(got), len(want))
 	}
 }
+
+func TestContextEntries(t *testing.T) {
+	ids := func(es []*Entry) string {
+		var out []string
+		for _, e := range es {
+			s := e.ID
+			if e.Message != nil {
+				s += ":" + e.Message.Text()
+			}
+			out = append(out, s)
+		}
+		return strings.Join(out, ",")
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"no compaction: the whole branch", []string{
+			msgLine("u1", "", "user", "hi"),
+			entryLine("model_change", "m1", "u1", `"provider":"openai","modelId":"gpt-4o"`),
+			msgLine("a1", "m1", "assistant", "hello"),
+		}, "u1:hi,m1,a1:hello"},
+		{"from the latest compaction's first kept entry", []string{
+			msgLine("u1", "", "user", "old"),
+			msgLine("a1", "u1", "assistant", "older"),
+			msgLine("u2", "a1", "user", "kept"),
+			entryLine("compaction", "c1", "u2", `"summary":"s1","firstKeptEntryId":"u1","tokensBefore":5`),
+			msgLine("a2", "c1", "assistant", "after"),
+			entryLine("compaction", "c2", "a2", `"summary":"s2","firstKeptEntryId":"u2","tokensBefore":9`),
+			msgLine("u3", "c2", "user", "new"),
+		}, "u2:kept,c1,a2:after,c2,u3:new"},
+		{"first kept entry off the branch: from the compaction", []string{
+			msgLine("u1", "", "user", "old"),
+			entryLine("compaction", "c1", "u1", `"summary":"s1","firstKeptEntryId":"gone","tokensBefore":5`),
+			msgLine("u2", "c1", "user", "new"),
+		}, "c1,u2:new"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustOpen(t, writeLines(t, t.TempDir(), append([]string{testHeader}, tc.lines...)...), true)
+			// Twice: the second read takes the messages from the cache.
+			for range 2 {
+				es, err := s.ContextEntries(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := ids(es); got != tc.want {
+					t.Fatalf("entries %s, want %s", got, tc.want)
+				}
+			}
+		})
+	}
+}
