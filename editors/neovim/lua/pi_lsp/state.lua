@@ -2,32 +2,40 @@
 -- table. Pure Lua, no editor calls, so it is unit-tested directly.
 local M = {}
 
--- Walks `path` (all but the last element) from `root` and returns the parent container and
--- the final key, converted to a Lua key (JSON array indices are 0-based, Lua's are 1-based).
+-- A path element as a Lua key: JSON array indices are 0-based, Lua's are 1-based.
+local function key_of(k)
+  return type(k) == 'number' and k + 1 or k
+end
+
+-- Walks the first `n` elements of `path` from `root` and returns the table reached, or nil
+-- and an error when a step is missing or not a table: such an op does not fit the state and
+-- the caller resyncs, as every other client does (nothing is created on the way).
+local function walk(root, path, n)
+  local node = root
+  for i = 1, n do
+    local child = node[key_of(path[i])]
+    if type(child) ~= 'table' then
+      return nil, 'no ' .. table.concat(vim.tbl_map(tostring, { unpack(path, 1, i) }), '.')
+    end
+    node = child
+  end
+  return node
+end
+
+-- Returns the parent container of `path`'s last element and that element as a Lua key.
 local function resolve(root, path)
   if type(path) ~= 'table' or #path == 0 then
     return nil, nil, 'empty path'
   end
-  local node = root
-  for i = 1, #path - 1 do
-    local k = path[i]
-    local key = type(k) == 'number' and k + 1 or k
-    local child = node[key]
-    if type(child) ~= 'table' then
-      -- `set` may create intermediate objects (for example pending.approval.args).
-      child = {}
-      node[key] = child
-    end
-    node = child
+  local node, err = walk(root, path, #path - 1)
+  if not node then
+    return nil, nil, err
   end
   local last = path[#path]
-  if type(last) == 'number' then
-    return node, last + 1, nil, true
-  end
-  if type(last) ~= 'string' then
+  if type(last) ~= 'number' and type(last) ~= 'string' then
     return nil, nil, 'path element must be a string or a number'
   end
-  return node, last, nil, false
+  return node, key_of(last), nil, type(last) == 'number'
 end
 
 -- Sets each key of the object `op.value` in the object at `op.path` (the root when empty).
@@ -35,12 +43,9 @@ local function merge(root, op)
   if type(op.path) ~= 'table' then
     return 'merge needs a path'
   end
-  local node = root
-  for _, k in ipairs(op.path) do
-    node = node[type(k) == 'number' and k + 1 or k]
-    if type(node) ~= 'table' then
-      return 'merge needs an object at ' .. table.concat(vim.tbl_map(tostring, op.path), '.')
-    end
+  local node, err = walk(root, op.path, #op.path)
+  if not node then
+    return err
   end
   if type(op.value) ~= 'table' or (#op.value > 0 and not next(op.value, #op.value)) then
     return 'merge needs an object value'

@@ -71,6 +71,22 @@ t.test('ops before any state, bad ops and bad frames ask for a resync', function
   t.eq('resync', s:apply({ version = 2, ops = { { 's', {}, 1 } } }))
 end)
 
+t.test('an op whose path does not fit the state asks for a resync and creates nothing', function()
+  for _, bad in ipairs({
+    { 'a', { 'items', 5, 'text' }, 'x' },
+    { 's', { 'items', 0, 'text', 'x' }, 1 },
+    { 'd', { 'nope', 'deep', 'k' } },
+    { 'p', { 'nope', 'list' }, 1 },
+  }) do
+    local s = state.new()
+    s:apply(base())
+    t.eq('resync', s:apply({ version = 2, ops = { bad } }))
+    t.eq(nil, s.state.nope)
+    t.eq(1, #s.state.items)
+    t.eq('hi', s.state.items[1].text)
+  end
+end)
+
 t.test('decode_op reads the wire form and rejects anything else', function()
   local op = state.decode_op({ 'a', { 'items', 0, 'text' }, 'x' })
   t.eq('append', op.op)
