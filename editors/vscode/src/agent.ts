@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { PiClient } from './client';
 import { launchConfig, PiSettings } from './config';
-import { DisplayModel, FrameResult } from './displayState';
+import { DisplayModel, FrameResult, isRunning } from './displayState';
 import type { PendingUi, ServerStatus } from './messages';
 import type {
   ApprovalReply,
@@ -75,8 +75,7 @@ export class Agent implements vscode.Disposable {
   }
 
   get isRunning(): boolean {
-    const s = this.display.state.status;
-    return s !== undefined && s !== 'idle' && s !== 'error';
+    return isRunning(this.display.state);
   }
 
   private setStatus(status: ServerStatus, message?: string): void {

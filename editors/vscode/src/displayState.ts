@@ -92,11 +92,7 @@ export function applyOp(state: DisplayState, op: DisplayOp): DisplayState {
       return state;
     }
     case 'merge': {
-      let target: unknown = state;
-      for (const key of path) {
-        if (!isContainer(target)) throw new OpError(`path ${JSON.stringify(path)}: not an object or array on the way`);
-        target = step(target, key);
-      }
+      const target = path.length === 0 ? state : step(parentOf(state, path), path[path.length - 1]);
       if (!isContainer(target) || Array.isArray(target)) throw new OpError(`merge needs an object at ${JSON.stringify(path)}`);
       if (!isContainer(op.value) || Array.isArray(op.value)) throw new OpError('merge needs an object value');
       for (const [k, v] of Object.entries(op.value)) (target as Record<string, unknown>)[k] = own(v);
@@ -187,6 +183,12 @@ export class DisplayModel {
     this.version = frame.version;
     return { kind: 'applied', ops };
   }
+}
+
+/** Whether a run is going on in this state. */
+export function isRunning(state: DisplayState): boolean {
+  const s = state.status;
+  return s !== undefined && s !== 'idle' && s !== 'error';
 }
 
 /** Whether `op` may change the top-level key `key` of the state. */

@@ -167,20 +167,6 @@ export interface CommandInfo {
   kind?: string;
 }
 
-export interface SessionStateResult {
-  phase?: string;
-  isRunning?: boolean;
-  sessionId?: string;
-  path?: string;
-  model?: string;
-  thinkingLevel?: string;
-  mode?: string;
-  yolo?: boolean;
-  contextTokens?: number;
-  contextWindow?: number;
-  [key: string]: unknown;
-}
-
 /** JSON-RPC error codes of docs/protocol.md. */
 export const ErrorCodes = {
   ServerNotInitialized: -32002,

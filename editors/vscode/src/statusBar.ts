@@ -1,7 +1,7 @@
 // The status bar item: model · mode · context %, for the current agent.
 import * as vscode from 'vscode';
 import type { Agent } from './agent';
-import { contextPercent } from './displayState';
+import { contextPercent, touches } from './displayState';
 import type { AgentManager } from './manager';
 import type { DisplayState } from './protocol';
 
@@ -13,10 +13,14 @@ export function statusText(s: DisplayState): string {
   return parts.join(' · ');
 }
 
+/** The top-level state keys the status bar shows. */
+const SHOWN = ['model', 'mode', 'yolo', 'thinkingLevel', 'tokens', 'status'];
+
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
   private agentSubs: vscode.Disposable[] = [];
   private readonly sub: vscode.Disposable;
+  private running: boolean | undefined; // the last piLsp.running context value set
 
   constructor(manager: AgentManager) {
     this.item.command = 'piLsp.focusChat';
@@ -27,7 +31,14 @@ export class StatusBar implements vscode.Disposable {
 
   private attach(a: Agent): void {
     this.agentSubs.forEach((s) => s.dispose());
-    this.agentSubs = [a.onDidChangeDisplay(() => this.update(a)), a.onDidChangeStatus(() => this.update(a))];
+    this.agentSubs = [
+      a.onDidChangeDisplay((c) => {
+        // Streamed text changes nothing shown here: skip frames that touch none of it.
+        if (c.kind === 'ops' && !c.result.ops.some((o) => SHOWN.some((k) => touches(o, k)))) return;
+        this.update(a);
+      }),
+      a.onDidChangeStatus(() => this.update(a)),
+    ];
     this.update(a);
   }
 
@@ -49,7 +60,10 @@ export class StatusBar implements vscode.Disposable {
     ]
       .filter(Boolean)
       .join('\n');
-    void vscode.commands.executeCommand('setContext', 'piLsp.running', running);
+    if (running !== this.running) {
+      this.running = running;
+      void vscode.commands.executeCommand('setContext', 'piLsp.running', running);
+    }
     this.item.show();
   }
 

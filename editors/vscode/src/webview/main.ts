@@ -1,6 +1,6 @@
 // The chat webview: applies display/state frames forwarded by the extension, draws them, and
 // sends the user's input back. Runs in the webview (browser) with no network access.
-import { applyOps, contextPercent } from '../displayState';
+import { applyOps, contextPercent, isRunning as isRunningIn, touches } from '../displayState';
 import type { FromWebview, PendingUi, ToWebview } from '../messages';
 import type { DisplayOp, DisplayState } from '../protocol';
 import { renderCards } from './cards';
@@ -53,8 +53,7 @@ const model = {
 };
 
 function isRunning(): boolean {
-  const s = model.state.status;
-  return s !== undefined && s !== 'idle' && s !== 'error';
+  return isRunningIn(model.state);
 }
 
 function nearBottom(): boolean {
@@ -166,11 +165,10 @@ function renderOps(ops: DisplayOp[]): void {
   const dirtySections = new Set<string>();
   let full = false;
   for (const op of ops) {
+    for (const k in SECTION) if (touches(op, k)) dirtySections.add(k);
     if (op.path.length === 0) {
-      // A set or merge at the root: redraw what its keys name.
-      const keys = op.value && typeof op.value === 'object' ? Object.keys(op.value) : [];
-      if (op.op === 'set' || keys.includes('items')) full = true;
-      for (const k of keys) if (SECTION[k]) dirtySections.add(k);
+      // A set or merge at the root: the transcript too when it names the items.
+      if (op.op === 'set' || touches(op, 'items')) full = true;
       continue;
     }
     const [top, idx] = op.path;
@@ -182,8 +180,6 @@ function renderOps(ops: DisplayOp[]): void {
         if (op.op === 'delete' && op.path.length === 2) full = true;
         else dirtyItems.add(idx);
       } else full = true;
-    } else if (typeof top === 'string' && SECTION[top]) {
-      dirtySections.add(top);
     }
   }
   if (full) renderTranscript();
