@@ -6,14 +6,10 @@ import "time"
 // (display/displaytest.FakeClock) so batching is deterministic.
 type Clock interface {
 	Now() time.Time
-	// AfterFunc calls f in its own goroutine once d has elapsed.
-	AfterFunc(d time.Duration, f func()) Timer
-}
-
-// Timer is a pending AfterFunc call.
-type Timer interface {
-	// Stop prevents the call if it has not run yet.
-	Stop() bool
+	// AfterFunc calls f in its own goroutine once d has elapsed. The
+	// scheduler never cancels a timer: a timer that finds nothing due
+	// re-arms or does nothing.
+	AfterFunc(d time.Duration, f func())
 }
 
 // RealClock is the wall clock.
@@ -23,4 +19,4 @@ type RealClock struct{}
 func (RealClock) Now() time.Time { return time.Now() }
 
 // AfterFunc wraps time.AfterFunc.
-func (RealClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+func (RealClock) AfterFunc(d time.Duration, f func()) { time.AfterFunc(d, f) }

@@ -19,11 +19,11 @@ type FakeClock struct {
 	timers []*fakeTimer
 }
 
+var _ display.Clock = (*FakeClock)(nil)
+
 type fakeTimer struct {
-	c       *FakeClock
-	due     time.Time
-	f       func()
-	stopped bool
+	due time.Time
+	f   func()
 }
 
 // NewFakeClock returns a clock set to start.
@@ -37,36 +37,10 @@ func (c *FakeClock) Now() time.Time {
 }
 
 // AfterFunc schedules f for when the clock has advanced by d.
-func (c *FakeClock) AfterFunc(d time.Duration, f func()) display.Timer {
+func (c *FakeClock) AfterFunc(d time.Duration, f func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := &fakeTimer{c: c, due: c.now.Add(d), f: f}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-// Stop cancels the timer if it has not fired.
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	if t.stopped {
-		return false
-	}
-	t.stopped = true
-	return true
-}
-
-// Pending reports how many timers wait to fire.
-func (c *FakeClock) Pending() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, t := range c.timers {
-		if !t.stopped {
-			n++
-		}
-	}
-	return n
+	c.timers = append(c.timers, &fakeTimer{due: c.now.Add(d), f: f})
 }
 
 // Advance moves the clock forward by d, firing every timer that falls due
@@ -78,38 +52,17 @@ func (c *FakeClock) Advance(d time.Duration) {
 	for {
 		c.mu.Lock()
 		sort.SliceStable(c.timers, func(i, j int) bool { return c.timers[i].due.Before(c.timers[j].due) })
-		var next *fakeTimer
-		for i, t := range c.timers {
-			if t.stopped {
-				continue
-			}
-			if !t.due.After(end) {
-				next = t
-				c.timers = append(c.timers[:i], c.timers[i+1:]...)
-			}
-			break
-		}
-		if next == nil {
+		if len(c.timers) == 0 || c.timers[0].due.After(end) {
 			c.now = end
-			c.timers = compact(c.timers)
 			c.mu.Unlock()
 			return
 		}
-		next.stopped = true
+		next := c.timers[0]
+		c.timers = c.timers[1:]
 		if next.due.After(c.now) {
 			c.now = next.due
 		}
 		c.mu.Unlock()
 		next.f()
 	}
-}
-
-func compact(ts []*fakeTimer) []*fakeTimer {
-	out := ts[:0]
-	for _, t := range ts {
-		if !t.stopped {
-			out = append(out, t)
-		}
-	}
-	return out
 }
