@@ -58,10 +58,8 @@ func ItemsFromMessages(msgs []llm.Message) []Item {
 				}
 			}
 		case llm.RoleBashExecution:
-			it := Item{ID: id(), Kind: KindBash, Command: m.Command, Output: tail(m.Output, keptOutput), ExitCode: m.ExitCode, Status: ToolDone}
-			if m.Cancelled || (m.ExitCode != nil && *m.ExitCode != 0) {
-				it.Status = ToolError
-			}
+			it := Item{ID: id(), Kind: KindBash, Command: m.Command}
+			finishBashItem(&it, m)
 			items = append(items, it)
 		default:
 			if it, ok := itemFromMessage(m); ok {
@@ -71,4 +69,15 @@ func ItemsFromMessages(msgs []llm.Message) []Item {
 		}
 	}
 	return items
+}
+
+// finishBashItem fills a bash item from its bashExecution message, the same
+// live (at message_end) and from history.
+func finishBashItem(it *Item, m *llm.Message) {
+	it.Output = tail(m.Output, keptOutput)
+	it.ExitCode = m.ExitCode
+	it.Status = ToolDone
+	if m.Cancelled || (m.ExitCode != nil && *m.ExitCode != 0) {
+		it.Status = ToolError
+	}
 }

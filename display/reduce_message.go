@@ -140,12 +140,7 @@ func (r *Reducer) reconcile(idx int, field string, cur *string, want string) {
 
 func (r *Reducer) finishBash(idx int, m *llm.Message) {
 	it := &r.st.Items[idx]
-	it.Output = tail(m.Output, maxKeptOutput)
-	it.ExitCode = m.ExitCode
-	it.Status = ToolDone
-	if m.Cancelled || (m.ExitCode != nil && *m.ExitCode != 0) {
-		it.Status = ToolError
-	}
+	finishBashItem(it, m)
 	r.set(path("items", idx), *it)
 }
 
