@@ -120,6 +120,27 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	if err != nil {
 		return &Error{Code: CodeInternalError, Message: fmt.Sprintf("starting the harness: %v", err)}
 	}
+	// The session first: a failure leaves nothing running (the client may
+	// retry), and the display below is seeded once, from where it ends up.
+	if opts.Model != "" {
+		if _, err := h.SetModel(ctx, opts.Model); err != nil {
+			c.Log(slog.LevelWarn, fmt.Sprintf("initializationOptions.model: %v", err))
+		}
+	}
+	switch opts.Session {
+	case "", "new":
+	case "continue":
+		_, err = h.ContinueRecent(ctx)
+	default:
+		_, err = h.OpenSession(ctx, opts.Session)
+	}
+	if err != nil {
+		if cerr := h.Close(); cerr != nil && a.opts.Logger != nil {
+			a.opts.Logger.Warn("closing harness", "err", cerr)
+		}
+		return mapErr(err)
+	}
+
 	r := display.NewReducer(display.ReducerOptions{ModeInfo: modeInfo(h)})
 	wctx, cancel := context.WithCancel(context.Background())
 	prog := newProgressForwarder(wctx, c)
@@ -127,7 +148,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 		switch ev.Type {
 		case harness.EvSession:
 			history := display.ItemsFromMessages(h.DisplayHistory(context.Background()))
-			if len(history) == 0 && r.State().Session.ID == "" && len(r.State().Items) == 0 {
+			if cur := r.State(); len(history) == 0 && cur.Session.ID == "" && len(cur.Items) == 0 {
 				// The first prompt created the session: nothing to replace,
 				// so an op is enough (no full state on the wire).
 				r.SetSession(sessionInfo(h))
@@ -156,25 +177,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 		a.opts.Logger.Warn("watching skills", "err", err)
 	}
 
-	if opts.Model != "" {
-		if _, err := h.SetModel(ctx, opts.Model); err != nil {
-			c.Log(slog.LevelWarn, fmt.Sprintf("initializationOptions.model: %v", err))
-		}
-	}
-	switch opts.Session {
-	case "", "new":
-	case "continue":
-		if _, err := h.ContinueRecent(ctx); err != nil {
-			a.close() // a failed initialize leaves nothing running; the client may retry
-			return mapErr(err)
-		}
-	default:
-		if _, err := h.OpenSession(ctx, opts.Session); err != nil {
-			a.close()
-			return mapErr(err)
-		}
-	}
-	// Seed the display with what no event has said yet.
+	// Seed the display with the state the session step left.
 	r.Reset(sessionInfo(h), display.ItemsFromMessages(h.DisplayHistory(ctx)))
 	ms := h.ModeState()
 	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode, Yolo: ms.Yolo})
