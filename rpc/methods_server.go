@@ -261,14 +261,24 @@ func (p *progressForwarder) add(ev harness.Event) {
 // declared it can answer them.
 type clientUI struct{ c *Client }
 
-func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
-	if !u.c.Capabilities().UI.Approvals {
-		return "", tools.ErrNoUI
+// call is Client.Call, with a capability the client did not declare
+// reported as tools.ErrNoUI (the harness then falls back by policy).
+func (u clientUI) call(ctx context.Context, method string, params, result any) error {
+	err := u.c.Call(ctx, method, params, result)
+	if errors.Is(err, ErrNoCapability) {
+		return tools.ErrNoUI
 	}
+	return err
+}
+
+func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
 	var resp struct {
 		Decision string `json:"decision"`
 	}
-	if err := u.c.Call(ctx, "ui/requestApproval", req, &resp); err != nil {
+	if err := u.call(ctx, "ui/requestApproval", req, &resp); err != nil {
+		if errors.Is(err, tools.ErrNoUI) {
+			return "", err
+		}
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
@@ -285,15 +295,12 @@ func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalReque
 }
 
 func (u clientUI) AskQuestion(ctx context.Context, q tools.Question) (string, error) {
-	if !u.c.Capabilities().UI.Questions {
-		return "", tools.ErrNoUI
-	}
 	var resp struct {
 		Answer    *string  `json:"answer"`
 		Answers   []string `json:"answers"`
 		Cancelled bool     `json:"cancelled"`
 	}
-	if err := u.c.Call(ctx, "ui/askQuestion", q, &resp); err != nil {
+	if err := u.call(ctx, "ui/askQuestion", q, &resp); err != nil {
 		return "", fmt.Errorf("ui/askQuestion: %w", err)
 	}
 	switch {
@@ -308,14 +315,11 @@ func (u clientUI) AskQuestion(ctx context.Context, q tools.Question) (string, er
 }
 
 func (u clientUI) ApprovePlan(ctx context.Context, p tools.Plan) (tools.PlanVerdict, error) {
-	if !u.c.Capabilities().UI.PlanApproval {
-		return tools.PlanVerdict{}, tools.ErrNoUI
-	}
 	var resp struct {
 		Approved *bool  `json:"approved"`
 		Feedback string `json:"feedback"`
 	}
-	if err := u.c.Call(ctx, "ui/approvePlan", p, &resp); err != nil {
+	if err := u.call(ctx, "ui/approvePlan", p, &resp); err != nil {
 		return tools.PlanVerdict{}, fmt.Errorf("ui/approvePlan: %w", err)
 	}
 	if resp.Approved == nil {
