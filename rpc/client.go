@@ -68,9 +68,6 @@ func newClient(s *Server, ctx context.Context, cancel context.CancelFunc) *Clien
 	}
 }
 
-// Context is cancelled when the client disconnects.
-func (c *Client) Context() context.Context { return c.ctx }
-
 // Params returns the initialize params (zero before initialize).
 func (c *Client) Params() InitializeParams {
 	c.mu.Lock()
