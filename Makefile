@@ -30,8 +30,13 @@ deps-pi:
 	@if [ -f test/pi/package-lock.json ] && [ ! -x test/pi/node_modules/.bin/pi ]; then \
 	  npm ci --prefix test/pi --no-audit --no-fund >/dev/null; fi
 
+# npm ci only when the lockfile changed since the last install; fakellm is
+# built once here instead of once per test process.
 test-node: build
-	@if [ -d test/node ]; then cd test/node && npm ci --no-audit --no-fund >/dev/null && PI_LSP_BIN=$(CURDIR)/$(BIN) node --test; fi
+	@if [ -d test/node ]; then \
+	  $(GO) build -o bin/fakellm ./cmd/fakellm && cd test/node && \
+	  { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund >/dev/null; } && \
+	  PI_LSP_BIN=$(CURDIR)/$(BIN) FAKELLM_BIN=$(CURDIR)/bin/fakellm node --test; fi
 
 test-vscode: build
 	@if [ -f editors/vscode/Makefile ]; then $(MAKE) -C editors/vscode test PI_LSP_BIN=$(CURDIR)/$(BIN); fi
