@@ -47,8 +47,6 @@ type Config struct {
 	Now          func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
-	// Hidden marks a harness whose sessions go to the hidden subagents dir.
-	Hidden bool
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a

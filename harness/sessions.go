@@ -7,7 +7,6 @@ import (
 
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/session"
@@ -35,9 +34,6 @@ func (h *Harness) sessionsRoot() string {
 	root := h.cfg.SessionsRoot
 	if root == "" {
 		root = session.DefaultRoot()
-	}
-	if h.cfg.Hidden {
-		root = filepath.Join(root, "subagents")
 	}
 	return root
 }

@@ -120,7 +120,7 @@ func (s *Session) appendEntry(ctx context.Context, typ string, li lineInfo, body
 	if p != none {
 		parent = &s.idx.recs[p].id
 	}
-	_, ts := nowISO()
+	ts := nowISO()
 	line, err := encodeLine(body(id, parent, ts))
 	if err != nil {
 		return "", err

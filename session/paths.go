@@ -76,7 +76,5 @@ func syncDir(dir string) error {
 	return nil
 }
 
-func nowISO() (time.Time, string) {
-	t := time.Now().UTC()
-	return t, t.Format(timestampLayoutISO)
-}
+// nowISO is the current time as an entry timestamp.
+func nowISO() string { return time.Now().UTC().Format(timestampLayoutISO) }

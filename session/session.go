@@ -82,7 +82,7 @@ func Create(ctx context.Context, root, cwd string, opts CreateOptions) (*Session
 	if err != nil {
 		return nil, err
 	}
-	_, ts := nowISO()
+	ts := nowISO()
 	path := filepath.Join(dir, fileNameFor(ts, id))
 	lk, err := acquireLock(path)
 	if err != nil {
