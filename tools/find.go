@@ -55,13 +55,9 @@ func runFind(ctx context.Context, call Call, x Exec) Result {
 	if err != nil {
 		return errorResult(err.Error())
 	}
-	root := resolvePath(x.Env, orDot(a.Path))
-	info, err := x.Env.Stat(ctx, root)
-	if err != nil {
-		return errorResult("Path not found: " + root)
-	}
-	if !info.IsDir {
-		return errorResult("Not a directory: " + root)
+	root, _, errRes := searchRoot(ctx, x, a.Path, true)
+	if errRes != nil {
+		return *errRes
 	}
 	limit := findDefaultLimit
 	if a.Limit.Set && a.Limit.V > 0 {
@@ -100,20 +96,15 @@ func runFind(ctx context.Context, call Call, x Exec) Result {
 	if len(found) == 0 {
 		return textResult("No files found matching pattern")
 	}
-	text, tr := truncateHead(strings.Join(found, "\n"), int(^uint(0)>>1), DefaultMaxBytes)
-	var d findDetails
+	text, tr := capListing(found)
+	d := findDetails{Truncation: tr}
 	var notices []string
 	if len(found) >= limit {
 		notices = append(notices, fmt.Sprintf("%d results limit reached. Use limit=%d for more, or refine pattern", limit, limit*2))
 		d.ResultLimitReached = limit
 	}
-	if tr.Truncated {
-		notices = append(notices, formatSize(DefaultMaxBytes)+" limit reached")
-		d.Truncation = &tr
+	if tr != nil {
+		notices = append(notices, byteLimitNotice)
 	}
-	if len(notices) > 0 {
-		text += "\n\n[" + strings.Join(notices, ". ") + "]"
-		return withDetails(textResult(text), d)
-	}
-	return textResult(text)
+	return listingResult(text, notices, d)
 }

@@ -84,10 +84,9 @@ func runGrep(ctx context.Context, call Call, x Exec) Result {
 	if err != nil {
 		return errorResult(err.Error())
 	}
-	root := resolvePath(x.Env, orDot(a.Path))
-	info, err := x.Env.Stat(ctx, root)
-	if err != nil {
-		return errorResult("Path not found: " + root)
+	root, info, errRes := searchRoot(ctx, x, a.Path, false)
+	if errRes != nil {
+		return *errRes
 	}
 	limit := grepDefaultLimit
 	if a.Limit.Set {
@@ -166,24 +165,20 @@ func runGrep(ctx context.Context, call Call, x Exec) Result {
 			}
 		}
 	}
-	text, tr := truncateHead(strings.Join(out, "\n"), int(^uint(0)>>1), DefaultMaxBytes)
+	text, tr := capListing(out)
+	d.Truncation = tr
 	var notices []string
 	if limitReached {
 		notices = append(notices, fmt.Sprintf("%d matches limit reached. Use limit=%d for more, or refine pattern", limit, limit*2))
 		d.MatchLimitReached = limit
 	}
-	if tr.Truncated {
-		notices = append(notices, formatSize(DefaultMaxBytes)+" limit reached")
-		d.Truncation = &tr
+	if tr != nil {
+		notices = append(notices, byteLimitNotice)
 	}
 	if d.LinesTruncated {
 		notices = append(notices, fmt.Sprintf("Some lines truncated to %d chars. Use read tool to see full lines", GrepMaxLineLength))
 	}
-	if len(notices) > 0 {
-		text += "\n\n[" + strings.Join(notices, ". ") + "]"
-		return withDetails(textResult(text), d)
-	}
-	return textResult(text)
+	return listingResult(text, notices, d)
 }
 
 // fileFilter is grep's glob filter, as rg --glob reads it: a pattern without

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"github.com/pi-lsp/pi-lsp/env"
 )
 
 const lsDefaultLimit = 500
@@ -36,16 +34,9 @@ func runLs(ctx context.Context, call Call, x Exec) Result {
 	if err := decodeArgs(call.Args, &a); err != nil {
 		return invalidArgs("ls", err)
 	}
-	dir := resolvePath(x.Env, orDot(a.Path))
-	info, err := x.Env.Stat(ctx, dir)
-	if err != nil {
-		if env.CodeOf(err) == env.CodeNotFound {
-			return errorResult("Path not found: " + dir)
-		}
-		return errorResult(fsErrorText(err, dir))
-	}
-	if !info.IsDir {
-		return errorResult("Not a directory: " + dir)
+	dir, _, errRes := searchRoot(ctx, x, a.Path, true)
+	if errRes != nil {
+		return *errRes
 	}
 	entries, err := x.Env.ReadDir(ctx, dir)
 	if err != nil {
@@ -86,20 +77,15 @@ func runLs(ctx context.Context, call Call, x Exec) Result {
 	if len(out) == 0 {
 		return textResult("(empty directory)")
 	}
-	text, tr := truncateHead(strings.Join(out, "\n"), int(^uint(0)>>1), DefaultMaxBytes)
-	var d lsDetails
+	text, tr := capListing(out)
+	d := lsDetails{Truncation: tr}
 	var notices []string
 	if limitReached {
 		notices = append(notices, fmt.Sprintf("%d entries limit reached. Use limit=%d for more", limit, limit*2))
 		d.EntryLimitReached = limit
 	}
-	if tr.Truncated {
-		notices = append(notices, formatSize(DefaultMaxBytes)+" limit reached")
-		d.Truncation = &tr
+	if tr != nil {
+		notices = append(notices, byteLimitNotice)
 	}
-	if len(notices) > 0 {
-		text += "\n\n[" + strings.Join(notices, ". ") + "]"
-		return withDetails(textResult(text), d)
-	}
-	return textResult(text)
+	return listingResult(text, notices, d)
 }
