@@ -168,7 +168,7 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 			return
 		}
 		switch {
-		case declined(ev.Decision):
+		case !harness.Decision(ev.Decision).Allows():
 			r.setToolStatus(t, ToolDeclined)
 		case t.started:
 			r.setToolStatus(t, ToolRunning)
@@ -200,15 +200,6 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 			r.set(path("pending", "plan"), nil)
 		}
 	}
-}
-
-// declined reports whether an approval decision refused the call.
-func declined(decision string) bool {
-	switch strings.ToLower(decision) {
-	case "approve", "approved", "allow", "alwaysallowtool", "alwaysallowcategory", "yolo":
-		return false
-	}
-	return true
 }
 
 // tail returns the last n bytes of s, starting on a rune boundary.

@@ -19,15 +19,12 @@ type ReducerOptions struct {
 	ModeInfo func(id string) Mode
 }
 
-// DefaultModeInfo knows the built-in modes and titles any other id.
+// DefaultModeInfo knows the harness's built-in modes and titles any other id.
 func DefaultModeInfo(id string) Mode {
-	switch id {
-	case "build":
-		return Mode{ID: id, Name: "Build", Color: "#4caf50"}
-	case "plan":
-		return Mode{ID: id, Name: "Plan", Color: "#2196f3"}
-	case "fast":
-		return Mode{ID: id, Name: "Fast", Color: "#ff9800"}
+	for _, m := range harness.DefaultModes() {
+		if m.ID == id {
+			return Mode{ID: m.ID, Name: m.Name, Color: m.Color}
+		}
 	}
 	if id == "" {
 		return Mode{}

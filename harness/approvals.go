@@ -31,6 +31,11 @@ const (
 	DecisionAlwaysAllowCategory Decision = "alwaysAllowCategory"
 )
 
+// Allows reports whether the decision lets the call run.
+func (d Decision) Allows() bool {
+	return d == DecisionApprove || d == DecisionAlwaysAllowTool || d == DecisionAlwaysAllowCategory
+}
+
 // Grants are the session-level "always allow" answers.
 type Grants struct {
 	Tools      []string `json:"tools"`
@@ -254,10 +259,10 @@ func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, di
 		return fmt.Sprintf("Tool call declined: the approval request failed (%v).", err)
 	}
 	h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: string(d)})
-	switch d {
-	case DecisionApprove:
+	switch {
+	case d == DecisionApprove:
 		return ""
-	case DecisionAlwaysAllowTool, DecisionAlwaysAllowCategory:
+	case d.Allows():
 		h.grant(ctx, name, cat, d)
 		return ""
 	default:
