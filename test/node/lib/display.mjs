@@ -92,7 +92,8 @@ export function applyOp(doc, op) {
   return doc;
 }
 
-const CODES = { s: 'set', a: 'append', p: 'push', d: 'delete', m: 'merge' };
+/** Op names by wire code. */
+export const CODES = { s: 'set', a: 'append', p: 'push', d: 'delete', m: 'merge' };
 
 /**
  * Decodes one op as sent on the wire, [code, path, value] ([code, path] for

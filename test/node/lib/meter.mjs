@@ -4,6 +4,7 @@
 // hands out parsed messages only, so the wire size has to be taken here; this
 // is the only LSP framing the tests parse by hand, and it is read-only.
 import { Transform } from 'node:stream';
+import { CODES } from './display.mjs';
 
 const SEP = Buffer.from('\r\n\r\n');
 
@@ -37,9 +38,8 @@ export class FrameMeter extends Transform {
         method = msg.method ?? '(response)';
         version = msg.params?.version;
         if (Array.isArray(msg.params?.ops)) {
-          // Ops are [code, path, value]: s(et), a(ppend), p(ush), d(elete).
-          const names = { s: 'set', a: 'append', p: 'push', d: 'delete', m: 'merge' };
-          ops = msg.params.ops.map(([code, path]) => `${names[code] ?? code} ${path.join('.')}`);
+          // Ops are [code, path, value] (display.mjs decodes them).
+          ops = msg.params.ops.map(([code, path]) => `${CODES[code] ?? code} ${path.join('.')}`);
           // Streamed text: appended strings, and the text an assistant item
           // carries when it is pushed (text that arrived with the item's
           // first frame is folded into its push).

@@ -11,13 +11,7 @@ M.status_icon = {
   declined = '⊘',
 }
 
-local function split(text)
-  if text == nil or text == vim.NIL then
-    return {}
-  end
-  text = tostring(text):gsub('\r\n', '\n'):gsub('\r', '\n')
-  return vim.split(text, '\n', { plain = true })
-end
+local split = require('pi_lsp.util').lines
 
 local function present(v)
   return v ~= nil and v ~= vim.NIL and v ~= ''
