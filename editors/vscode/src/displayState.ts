@@ -166,21 +166,30 @@ export class DisplayModel {
       this.reset(frame.version, frame.state);
       return { kind: 'reset' };
     }
+    return this.step(frame.version, () => (frame.ops ?? []).map(decodeOp));
+  }
+
+  /** Applies ops already decoded (the page gets them so from the extension) as frame `version`. */
+  applyDecoded(version: number, ops: DisplayOp[]): FrameResult {
+    return this.step(version, () => ops);
+  }
+
+  private step(version: number, decode: () => DisplayOp[]): FrameResult {
     if (!this.synced) return { kind: 'gap', reason: 'not synced' };
-    if (frame.version <= this.version) return { kind: 'stale' };
-    if (frame.version !== this.version + 1) {
+    if (version <= this.version) return { kind: 'stale' };
+    if (version !== this.version + 1) {
       this.synced = false;
-      return { kind: 'gap', reason: `version ${frame.version} after ${this.version}` };
+      return { kind: 'gap', reason: `version ${version} after ${this.version}` };
     }
     let ops: DisplayOp[];
     try {
-      ops = (frame.ops ?? []).map(decodeOp);
+      ops = decode();
       this.state = applyOps(this.state, ops);
     } catch (e) {
       this.synced = false;
       return { kind: 'gap', reason: e instanceof Error ? e.message : String(e) };
     }
-    this.version = frame.version;
+    this.version = version;
     return { kind: 'applied', ops };
   }
 }

@@ -1,6 +1,6 @@
 // The chat webview: applies display/state frames forwarded by the extension, draws them, and
 // sends the user's input back. Runs in the webview (browser) with no network access.
-import { applyOps, contextPercent, isRunning as isRunningIn, touches } from '../displayState';
+import { contextPercent, DisplayModel, isRunning as isRunningIn, touches } from '../displayState';
 import type { FromWebview, PendingUi, ToWebview } from '../messages';
 import type { DisplayOp, DisplayState } from '../protocol';
 import { renderCards } from './cards';
@@ -43,10 +43,11 @@ const ui = {
   completions: $('completions'),
 };
 
+const display = new DisplayModel();
 const model = {
-  version: 0,
-  synced: false,
-  state: {} as DisplayState,
+  get state(): DisplayState {
+    return display.state;
+  },
   pending: [] as PendingUi[],
   open: new Set<string>() as OpenSet,
   localErrors: [] as string[],
@@ -190,7 +191,7 @@ function renderOps(ops: DisplayOp[]): void {
 }
 
 function resync(): void {
-  model.synced = false;
+  display.synced = false;
   post({ type: 'resync' });
 }
 
@@ -199,22 +200,14 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   if (!m || typeof m !== 'object') return;
   switch (m.type) {
     case 'snapshot':
-      model.version = m.version;
-      model.state = m.state ?? {};
-      model.synced = true;
+      display.reset(m.version, m.state ?? {});
       renderAll();
       break;
     case 'ops': {
-      if (!model.synced) return;
-      if (m.version <= model.version) return;
-      if (m.version !== model.version + 1) return resync();
-      try {
-        model.state = applyOps(model.state, m.ops);
-      } catch {
-        return resync();
-      }
-      model.version = m.version;
-      renderOps(m.ops);
+      if (!display.synced) return; // a resync is on its way
+      const r = display.applyDecoded(m.version, m.ops);
+      if (r.kind === 'gap') return resync();
+      if (r.kind === 'applied') renderOps(r.ops);
       break;
     }
     case 'pending': {

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
-import { applyOps } from '../../src/displayState';
+import { DisplayModel } from '../../src/displayState';
 import type { FromWebview, ToWebview } from '../../src/messages';
 import type { DisplayState } from '../../src/protocol';
 import { stub } from '../stub/register';
@@ -95,9 +95,15 @@ type Listener<T> = (e: T) => void;
 export class FakeWebviewView {
   visible = true;
   readonly posted: ToWebview[] = [];
-  mirror: DisplayState = {};
-  mirrorVersion = 0;
+  /** The page's copy of the state, kept as the page keeps it. */
+  private readonly model = new DisplayModel();
   mirrorGaps = 0;
+  get mirror(): DisplayState {
+    return this.model.state;
+  }
+  get mirrorVersion(): number {
+    return this.model.version;
+  }
   private readonly msgListeners = new Set<Listener<FromWebview>>();
   private readonly visListeners = new Set<Listener<void>>();
   readonly webview = {
@@ -107,16 +113,8 @@ export class FakeWebviewView {
     asWebviewUri: (u: unknown) => u,
     postMessage: async (m: ToWebview) => {
       this.posted.push(m);
-      if (m.type === 'snapshot') {
-        this.mirror = structuredClone(m.state);
-        this.mirrorVersion = m.version;
-      } else if (m.type === 'ops') {
-        if (m.version !== this.mirrorVersion + 1) this.mirrorGaps++;
-        else {
-          this.mirror = applyOps(this.mirror, structuredClone(m.ops));
-          this.mirrorVersion = m.version;
-        }
-      }
+      if (m.type === 'snapshot') this.model.reset(m.version, structuredClone(m.state));
+      else if (m.type === 'ops' && this.model.applyDecoded(m.version, m.ops).kind === 'gap') this.mirrorGaps++;
       return this.visible;
     },
     onDidReceiveMessage: (l: Listener<FromWebview>) => {
