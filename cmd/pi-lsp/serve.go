@@ -27,13 +27,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Name: "pi-lsp", Version: version, Logger: log,
 		SessionsRoot: c.root(),
 		NewHarness: func(cwd string, buffers env.BufferReader) (*harness.Harness, error) {
-			cc := c
-			if cwd != "" && cc.cwd == "" {
-				cc.cwd = cwd
-			}
-			cc.buffers = buffers
-			h, err := cc.newHarness(stderr, reg)
-			return h, err
+			return c.newHarness(log, reg, cwd, buffers)
 		},
 		Models: func(ctx context.Context) ([]rpc.ModelEntry, error) {
 			infos, err := reg.Models(ctx)

@@ -23,7 +23,6 @@ type common struct {
 	cwd         string
 	yolo        bool
 	logLevel    string
-	buffers     env.BufferReader // set by serve when the editor serves its buffers
 }
 
 type multiFlag []string
@@ -68,8 +67,13 @@ func (c *common) registry() *llm.Registry {
 }
 
 // newHarness wires a harness from the flags and the environment.
-func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harness, error) {
-	cwd := c.cwd
+// newHarness builds the harness for cwd (the --cwd flag, else cwd, else the
+// process's directory); buffers, when the editor serves its buffers, is what
+// reads prefer.
+func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buffers env.BufferReader) (*harness.Harness, error) {
+	if c.cwd != "" {
+		cwd = c.cwd
+	}
 	if cwd == "" {
 		var err error
 		if cwd, err = os.Getwd(); err != nil {
@@ -85,10 +89,6 @@ func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harne
 	if v := os.Getenv("PI_LSP_SKILLS"); v != "" {
 		skillPaths = append(filepath.SplitList(v), skillPaths...)
 	}
-	log := newLogger(stderr, c.logLevel)
-	if reg == nil {
-		reg = c.registry()
-	}
 	modesPath := os.Getenv("PI_LSP_MODES")
 	if modesPath == "" {
 		modesPath = filepath.Join(agentDir(), "modes.json")
@@ -102,8 +102,8 @@ func (c *common) newHarness(stderr io.Writer, reg *llm.Registry) (*harness.Harne
 		return nil, err
 	}
 	var e env.Env = env.NewLocal(abs)
-	if c.buffers != nil {
-		e = &env.Editor{Env: e, Read: c.buffers}
+	if buffers != nil {
+		e = &env.Editor{Env: e, Read: buffers}
 	}
 	h := harness.New(harness.Config{
 		Env:          e,
