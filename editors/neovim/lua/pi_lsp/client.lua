@@ -87,9 +87,11 @@ function Client:subscribe(fn)
   end
 end
 
-function Client:emit(event)
+--- Calls every listener with (event, client, ...): a 'state' event passes the set of top-level
+--- keys that changed, or nil when anything may have.
+function Client:emit(event, ...)
   for fn in pairs(self.listeners) do
-    local ok, err = pcall(fn, event, self)
+    local ok, err = pcall(fn, event, self, ...)
     if not ok then
       notify('listener error: ' .. tostring(err), vim.log.levels.ERROR)
     end
@@ -299,7 +301,7 @@ function Client:resync()
   end)
 end
 
-function Client:after_state()
+function Client:after_state(touched)
   local st = self.store.state
   if type(st) == 'table' and type(st.session) == 'table' then
     local p = st.session.path
@@ -313,16 +315,16 @@ function Client:after_state()
     require('pi_lsp.prompts').drop(self, 'run ended')
   end
   self.was_running = running
-  self:emit('state')
+  self:emit('state', touched)
 end
 
 function Client:on_notification(method, params)
   if method == 'display/state' then
-    local r = self.store:apply(params)
+    local r, touched = self.store:apply(params)
     if r == 'resync' then
       self:resync()
     elseif r == 'ok' then
-      self:after_state()
+      self:after_state(touched)
     end
   elseif method == 'window/logMessage' then
     if type(params) == 'table' then

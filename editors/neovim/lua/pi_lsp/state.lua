@@ -141,7 +141,9 @@ function M.new()
 end
 
 --- Applies a `display/state` notification. Returns 'ok', 'resync' (a gap or a bad op: the
---- caller must ask `display/snapshot`), or 'stale' (an old frame, ignored).
+--- caller must ask `display/snapshot`), or 'stale' (an old frame, ignored). With 'ok' of an
+--- ops frame it also returns the set of top-level keys the ops touched (nil: anything may have
+--- changed), so views can skip frames that do not concern them.
 ---@param frame table {version=, state=?|ops=?}
 function Store:apply(frame)
   if type(frame) ~= 'table' or type(frame.version) ~= 'number' then
@@ -161,14 +163,26 @@ function Store:apply(frame)
   if frame.version ~= self.version + 1 then
     return 'resync'
   end
+  local touched = {}
   for _, wire in ipairs(frame.ops or {}) do
     local op = M.decode_op(wire)
     if not op or M.apply_op(self.state, op) then
       return 'resync'
     end
+    if touched then
+      if #op.path > 0 then
+        touched[op.path[1]] = true
+      elseif op.op == 'merge' then
+        for k in pairs(op.value) do
+          touched[k] = true
+        end
+      else
+        touched = nil -- the whole state was replaced
+      end
+    end
   end
   self.version = frame.version
-  return 'ok'
+  return 'ok', touched
 end
 
 --- Replaces the state with a `display/snapshot` result. A snapshot without a state, or older

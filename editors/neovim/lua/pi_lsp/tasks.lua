@@ -38,8 +38,8 @@ function M.open(client)
       end
     end)
   end
-  local unsub = client:subscribe(function(event)
-    if event == 'state' then
+  local unsub = client:subscribe(function(event, _, touched)
+    if event == 'state' and (touched == nil or touched.tasks) then
       refresh()
     end
   end)

@@ -107,6 +107,24 @@ t.test('decode_op reads the wire form and rejects anything else', function()
   end
 end)
 
+t.test('apply reports the top-level keys a frame touched', function()
+  local s = state.new()
+  local r, touched = s:apply(base())
+  t.eq('ok', r)
+  t.eq(nil, touched)
+  s.state.tokens = { input = 1 }
+  r, touched = s:apply({ version = 2, ops = {
+    { 'a', { 'items', 0, 'text' }, '!' },
+    { 'm', { 'tokens' }, { input = 2 } },
+    { 'm', {}, { status = 'running', phase = 'turn' } },
+  } })
+  t.eq('ok', r)
+  t.eq({ items = true, tokens = true, status = true, phase = true }, touched)
+  r, touched = s:apply({ version = 3, ops = { { 'p', { 'tasks' }, { id = 't1' } } } })
+  t.eq('ok', r)
+  t.eq({ tasks = true }, touched)
+end)
+
 t.test('merge sets keys of an object, or of the root', function()
   local s = state.new()
   s:apply(base())
