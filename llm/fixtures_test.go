@@ -12,9 +12,9 @@ import (
 	"github.com/pi-lsp/pi-lsp/llm"
 )
 
-// fixturesDir holds streams recorded from real providers; CI puts shared/
-// beside the clone.
-const fixturesDir = "../../shared/fixtures/provider-streams"
+// fixturesDir holds streams recorded from real providers (test data kept in
+// the repository, with its attribution README).
+const fixturesDir = "../testdata/provider-streams"
 
 type fixtureMeta struct {
 	Expected struct {
@@ -67,7 +67,7 @@ func TestProviderFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(dirs) == 0 {
-		t.Fatalf("no recorded provider streams under %s (shared/ must sit beside the repository)", fixturesDir)
+		t.Fatalf("no recorded provider streams under %s (testdata/provider-streams is part of the repository)", fixturesDir)
 	}
 	for _, sse := range dirs {
 		dir := filepath.Dir(sse)
