@@ -1,0 +1,6 @@
+// Package protocol declares the native wire's types: every params, result,
+// notification, server->client request, display-state type and op that pi-lsp
+// sends or receives over LSP-framed JSON-RPC. It imports no other pi-lsp
+// package; rpc converts harness, display, session and skills values into
+// these types at the boundary, and only rpc and acp marshal onto a wire.
+package protocol
