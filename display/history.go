@@ -3,6 +3,7 @@ package display
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/pi-lsp/pi-lsp/llm"
 )
@@ -21,8 +22,12 @@ func ItemsFromMessages(msgs []llm.Message) []Item {
 		switch m.Role {
 		case llm.RoleAssistant:
 			text, thinking := assistantText(m)
-			if text != "" || thinking != "" {
-				items = append(items, Item{ID: id(), Kind: KindAssistant, Text: text, Thinking: thinking})
+			if text != "" || thinking != "" || m.StopReason == llm.StopAborted {
+				it := Item{ID: id(), Kind: KindAssistant, Text: text, Thinking: thinking}
+				if m.StopReason == llm.StopAborted {
+					it.Status = AssistantInterrupted
+				}
+				items = append(items, it)
 			}
 			for _, c := range m.ToolCalls() {
 				tools[c.ID] = len(items)
@@ -43,20 +48,7 @@ func ItemsFromMessages(msgs []llm.Message) []Item {
 			if m.IsError {
 				it.Status = ToolError
 			}
-			var details struct {
-				Diff string `json:"diff"`
-			}
-			if json.Unmarshal(m.Details, &details) == nil {
-				it.Diff = details.Diff
-			}
-			if !m.IsError && (it.ToolName == "edit" || it.ToolName == "write") {
-				var args struct {
-					Path string `json:"path"`
-				}
-				if json.Unmarshal(it.Args, &args) == nil {
-					it.Path = args.Path
-				}
-			}
+			historyDiff(it, m)
 		case llm.RoleBashExecution:
 			it := Item{ID: id(), Kind: KindBash, Command: m.Command}
 			finishBashItem(&it, m)
@@ -71,10 +63,89 @@ func ItemsFromMessages(msgs []llm.Message) []Item {
 	return items
 }
 
+// historyDiff gives a rebuilt edit or write item the diff and path the live
+// stream showed: the unified diff and path kept in the result's details,
+// or — for results recorded before they were kept — a diff rendered from
+// the call's arguments.
+func historyDiff(it *Item, m *llm.Message) {
+	var details struct {
+		Diff        string `json:"diff"`
+		UnifiedDiff string `json:"unifiedDiff"`
+		Path        string `json:"path"`
+	}
+	_ = json.Unmarshal(m.Details, &details)
+	if it.ToolName != "edit" && it.ToolName != "write" {
+		it.Diff = details.Diff
+		return
+	}
+	var args struct {
+		Path    string  `json:"path"`
+		Content *string `json:"content"`
+		Edits   []struct {
+			OldText string `json:"oldText"`
+			NewText string `json:"newText"`
+		} `json:"edits"`
+	}
+	_ = json.Unmarshal(it.Args, &args)
+	if !m.IsError {
+		it.Path = args.Path
+		if details.Path != "" {
+			it.Path = details.Path
+		}
+	}
+	switch {
+	case details.UnifiedDiff != "":
+		it.Diff = details.UnifiedDiff
+	case m.IsError:
+	case len(args.Edits) > 0:
+		it.Diff = argsDiff(args.Path, args.Edits)
+	case args.Content != nil:
+		it.Diff = argsDiff(args.Path, []struct {
+			OldText string `json:"oldText"`
+			NewText string `json:"newText"`
+		}{{NewText: *args.Content}})
+	default:
+		it.Diff = details.Diff
+	}
+}
+
+// argsDiff renders edits as a unified diff without line numbers.
+func argsDiff(path string, edits []struct {
+	OldText string `json:"oldText"`
+	NewText string `json:"newText"`
+}) string {
+	var b strings.Builder
+	b.WriteString("--- a/" + path + "\n+++ b/" + path + "\n")
+	for _, e := range edits {
+		b.WriteString("@@ @@\n")
+		for _, l := range splitLines(e.OldText) {
+			b.WriteString("-" + l + "\n")
+		}
+		for _, l := range splitLines(e.NewText) {
+			b.WriteString("+" + l + "\n")
+		}
+	}
+	return b.String()
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
 // finishBashItem fills a bash item from its bashExecution message, the same
 // live (at message_end) and from history.
 func finishBashItem(it *Item, m *llm.Message) {
 	it.Output = tail(m.Output, keptOutput)
+	if m.Truncated {
+		where := "Full output: " + m.FullOutputPath
+		if m.FullOutputPath == "" {
+			where = "The full output was not saved."
+		}
+		it.Output += "\n\n[Output truncated to its last lines. " + where + "]"
+	}
 	it.ExitCode = m.ExitCode
 	it.Status = ToolDone
 	if m.Cancelled || (m.ExitCode != nil && *m.ExitCode != 0) {

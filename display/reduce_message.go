@@ -122,6 +122,10 @@ func (r *Reducer) finishLive(m *llm.Message) {
 	}
 	it.Streaming = false
 	r.setItemField(l.idx, "streaming", false)
+	if m != nil && m.StopReason == llm.StopAborted && it.Status != AssistantInterrupted {
+		it.Status = AssistantInterrupted
+		r.setItemField(l.idx, "status", AssistantInterrupted)
+	}
 	r.live = nil
 }
 
@@ -163,7 +167,7 @@ func assistantText(m *llm.Message) (text, thinking string) {
 func itemFromMessage(m *llm.Message) (Item, bool) {
 	switch m.Role {
 	case llm.RoleUser:
-		return Item{Kind: KindUser, Text: m.Text()}, true
+		return userItem(m), true
 	case llm.RoleCustom:
 		if !m.Display {
 			return Item{}, false
@@ -175,4 +179,38 @@ func itemFromMessage(m *llm.Message) (Item, bool) {
 		return Item{Kind: KindSummary, Text: m.Summary, SummaryKind: "compaction"}, true
 	}
 	return Item{}, false
+}
+
+// userItem shows what the user typed; editor attachments (text blocks
+// opening with harness.ContextTag, and images) are listed, not shown.
+func userItem(m *llm.Message) Item {
+	it := Item{Kind: KindUser}
+	var b strings.Builder
+	for _, c := range m.Content {
+		switch {
+		case c.Type == llm.BlockText && strings.HasPrefix(c.Text, harness.ContextTag):
+			it.Attachments = append(it.Attachments, attachmentOf(c.Text))
+		case c.Type == llm.BlockText:
+			b.WriteString(c.Text)
+		case c.Type == llm.BlockImage:
+			it.Attachments = append(it.Attachments, Attachment{Type: "image", Path: c.MimeType})
+		}
+	}
+	it.Text = b.String()
+	return it
+}
+
+// attachmentOf reads the type, path and lines attributes of an
+// <editor-context …> block's first line.
+func attachmentOf(block string) Attachment {
+	head, _, _ := strings.Cut(block, ">")
+	attr := func(name string) string {
+		_, v, ok := strings.Cut(head, " "+name+"=\"")
+		if !ok {
+			return ""
+		}
+		v, _, _ = strings.Cut(v, "\"")
+		return v
+	}
+	return Attachment{Type: attr("type"), Path: attr("path"), Lines: attr("lines")}
 }

@@ -154,6 +154,13 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 		}
 		a := *ev.Approval
 		a.Args = cloneRaw(a.Args)
+		if a.Preview != nil {
+			// The request carries the whole file before and after; the
+			// display keeps the diff only (frames stay small).
+			pv := *a.Preview
+			pv.Before, pv.After = "", ""
+			a.Preview = &pv
+		}
 		p.Approval = &a
 		r.set(path("pending", "approval"), a)
 		t := r.ensureTool(a.ToolCallID, a.ToolName, a.Args, ToolAwaitingApproval)

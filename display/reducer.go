@@ -174,6 +174,14 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 	switch ev.Type {
 	case harness.EvAgentStart:
 		r.setStatus(StatusRunning)
+		if len(r.st.ReturnedDrafts) > 0 {
+			r.st.ReturnedDrafts = []string{}
+			r.set(path("returnedDrafts"), []string{})
+		}
+		return true
+	case harness.EvDraftsReturned:
+		r.st.ReturnedDrafts = cloneStrings(ev.Drafts)
+		r.set(path("returnedDrafts"), cloneStrings(ev.Drafts))
 		return true
 	case harness.EvAgentEnd:
 		r.endRun()
@@ -338,6 +346,12 @@ func (r *Reducer) setTokens(t *harness.Tokens) {
 		if f.old != f.new {
 			r.set(path("tokens", f.name), f.new)
 		}
+	}
+	if old.Cost != t.Cost {
+		r.set(path("tokens", "cost"), t.Cost)
+	}
+	if old.TurnCost != t.TurnCost {
+		r.set(path("tokens", "turnCost"), t.TurnCost)
 	}
 }
 

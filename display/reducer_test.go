@@ -322,8 +322,8 @@ func TestItemWireShapes(t *testing.T) {
 		item display.Item
 		want string
 	}{
-		{display.Item{ID: "a", Kind: display.KindUser, Text: "hi"}, `{"id":"a","kind":"user","text":"hi"}`},
-		{display.Item{ID: "b", Kind: display.KindAssistant}, `{"id":"b","kind":"assistant","text":"","thinking":"","streaming":false}`},
+		{display.Item{ID: "a", Kind: display.KindUser, Text: "hi"}, `{"id":"a","kind":"user","text":"hi","attachments":[]}`},
+		{display.Item{ID: "b", Kind: display.KindAssistant}, `{"id":"b","kind":"assistant","text":"","thinking":"","streaming":false,"status":""}`},
 		{display.Item{ID: "c", Kind: display.KindTool, ToolName: "edit", Status: "running"},
 			`{"id":"c","kind":"tool","toolName":"edit","args":{},"status":"running","output":"","diff":"","path":"","isError":false}`},
 		{display.Item{ID: "d", Kind: display.KindBash, Command: "ls", Status: "running"}, `{"id":"d","kind":"bash","command":"ls","status":"running","output":"","exitCode":null}`},

@@ -53,6 +53,10 @@ type State struct {
 	Errors        []string          `json:"errors"`
 	Retry         *Retry            `json:"retry"`
 	Compaction    *Compaction       `json:"compaction"`
+	// ReturnedDrafts are the queued messages the last abort or interrupt
+	// dropped, for the editor to put back in its input; cleared when the
+	// next run starts.
+	ReturnedDrafts []string `json:"returnedDrafts"`
 }
 
 // SessionInfo names the current session.
@@ -61,6 +65,17 @@ type SessionInfo struct {
 	Path string `json:"path"`
 	Name string `json:"name"`
 	Cwd  string `json:"cwd"`
+}
+
+// AssistantInterrupted is an assistant item's status when its answer was
+// cut by an abort ("" otherwise).
+const AssistantInterrupted = "interrupted"
+
+// Attachment is one editor attachment of a user item.
+type Attachment struct {
+	Type  string `json:"type"` // file | selection | image
+	Path  string `json:"path,omitempty"`
+	Lines string `json:"lines,omitempty"` // "10-20"
 }
 
 // Mode is the current agent mode as shown to the user.
@@ -104,6 +119,8 @@ type Item struct {
 
 	// user, assistant, summary, error, info
 	Text string `json:"text,omitempty"`
+	// user: the editor attachments sent with the prompt
+	Attachments []Attachment `json:"attachments,omitempty"`
 	// assistant
 	Thinking  string `json:"thinking,omitempty"`
 	Streaming bool   `json:"streaming,omitempty"`
@@ -133,7 +150,8 @@ func (it Item) MarshalJSON() ([]byte, error) {
 			Text      string `json:"text"`
 			Thinking  string `json:"thinking"`
 			Streaming bool   `json:"streaming"`
-		}{it.ID, it.Kind, it.Text, it.Thinking, it.Streaming})
+			Status    string `json:"status"`
+		}{it.ID, it.Kind, it.Text, it.Thinking, it.Streaming, it.Status})
 	case KindTool:
 		args := it.Args
 		if len(args) == 0 {
@@ -166,7 +184,18 @@ func (it Item) MarshalJSON() ([]byte, error) {
 			Text        string `json:"text"`
 			SummaryKind string `json:"summaryKind"`
 		}{it.ID, it.Kind, it.Text, it.SummaryKind})
-	default: // user, error, info
+	case KindUser:
+		att := it.Attachments
+		if att == nil {
+			att = []Attachment{}
+		}
+		return json.Marshal(struct {
+			ID          string       `json:"id"`
+			Kind        string       `json:"kind"`
+			Text        string       `json:"text"`
+			Attachments []Attachment `json:"attachments"`
+		}{it.ID, it.Kind, it.Text, att})
+	default: // error, info
 		return json.Marshal(struct {
 			ID   string `json:"id"`
 			Kind string `json:"kind"`
@@ -185,6 +214,8 @@ func NewState() State {
 		Queue:         Queue{Steering: []string{}, FollowUp: []string{}},
 		ModifiedFiles: []string{},
 		Errors:        []string{},
+
+		ReturnedDrafts: []string{},
 	}
 }
 
@@ -198,6 +229,7 @@ func (s *State) Clone() State {
 	c.Queue = s.Queue.clone()
 	c.ModifiedFiles = cloneStrings(s.ModifiedFiles)
 	c.Errors = cloneStrings(s.Errors)
+	c.ReturnedDrafts = cloneStrings(s.ReturnedDrafts)
 	c.Pending = s.Pending.clone()
 	if s.Retry != nil {
 		r := *s.Retry

@@ -2,19 +2,40 @@ package env
 
 import (
 	"context"
+	"unicode/utf8"
 )
 
 // BufferReader returns the editor's text for an absolute path: ok is false
 // when the editor has no buffer for it.
 type BufferReader func(ctx context.Context, path string) (text string, ok bool, err error)
 
+// BufferWriter hands a file's new text to the editor (fs/writeTextFile),
+// which applies it to its buffer (with undo) or writes the disk itself. An
+// error means the editor did not take it.
+type BufferWriter func(ctx context.Context, path, text string) error
+
 // Editor is an Env whose ReadFile prefers the editor's buffers (saved or
-// not) over the disk, so the agent reads what the user sees. Everything
-// else, writes included, goes to the wrapped Env; a failing editor falls
-// back to the disk.
+// not) over the disk, so the agent reads what the user sees, and whose
+// WriteFile, when Write is set, goes through the editor so that open and
+// modified buffers take the change. Everything else goes to the wrapped
+// Env; a failing editor falls back to the disk.
 type Editor struct {
 	Env
-	Read BufferReader
+	Read  BufferReader
+	Write BufferWriter // nil: writes go to the disk
+}
+
+// WriteFile gives data to the editor when it takes writes, else (or when
+// the editor fails) writes the disk.
+func (e *Editor) WriteFile(ctx context.Context, path string, data []byte) error {
+	if e.Write != nil && utf8.Valid(data) {
+		if err := e.Write(ctx, e.Resolve(path), string(data)); err == nil {
+			return nil
+		} else if ctx.Err() != nil {
+			return &Error{Code: CodeAborted, Op: "write", Path: path, Err: err}
+		}
+	}
+	return e.Env.WriteFile(ctx, path, data)
 }
 
 // ReadFile reads the editor's buffer when it has one, else the disk.

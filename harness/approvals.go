@@ -221,29 +221,31 @@ func (h *Harness) grant(ctx context.Context, tool string, category tools.Categor
 }
 
 // approve runs the approval chain for one call, asking the user when the
-// verdict is ask. It returns nil when the call may run, or the text the model
-// gets instead.
-func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, display string) (refusal string) {
+// verdict is ask. It returns "" when the call may run (with the content the
+// user accepted, for a reviewed edit or write), or the text the model gets
+// instead.
+func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, display string) (refusal string, rv *tools.Reviewed) {
 	name, cat := call.Name, t.Category()
 	h.mu.Lock()
 	v := resolveApproval(h.perms, h.yolo, name, cat)
 	h.mu.Unlock()
 	switch v.Policy {
 	case PolicyAllow:
-		return ""
+		return "", nil
 	case PolicyDeny:
-		return fmt.Sprintf("Tool call denied by policy (%s). The %s tool is not allowed in this session; do not retry it, choose another way or ask the user.", v.Rule, name)
+		return fmt.Sprintf("Tool call denied by policy (%s). The %s tool is not allowed in this session; do not retry it, choose another way or ask the user.", v.Rule, name), nil
 	}
 	ui := h.getUI()
 	if ui == nil {
-		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat)
+		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat), nil
 	}
-	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: json.RawMessage(h.redact.Redact(string(call.Args))), Display: h.redact.Redact(display)}
+	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: json.RawMessage(h.redact.Redact(string(call.Args))), Display: h.redact.Redact(display),
+		Preview: h.previewFor(ctx, call)}
 	if !json.Valid(req.Args) {
 		req.Args = call.Args
 	}
 	h.emit(Event{Type: EvApproval, ToolCallID: call.ID, ToolName: name, Approval: &req})
-	d, err := ui.RequestApproval(ctx, req)
+	reply, err := askApproval(ctx, ui, req)
 	if err != nil {
 		decision := "decline"
 		if ctx.Err() != nil {
@@ -251,21 +253,29 @@ func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, di
 		}
 		h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: decision})
 		if errors.Is(err, tools.ErrNoUI) {
-			return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and the connected client cannot approve tool calls. Do not retry it; explain what you wanted to do.", name, cat)
+			return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and the connected client cannot approve tool calls. Do not retry it; explain what you wanted to do.", name, cat), nil
 		}
 		if ctx.Err() != nil {
-			return "Tool call cancelled: the run was aborted while waiting for approval."
+			return "Tool call cancelled: the run was aborted while waiting for approval.", nil
 		}
-		return fmt.Sprintf("Tool call declined: the approval request failed (%v).", err)
+		return fmt.Sprintf("Tool call declined: the approval request failed (%v).", err), nil
+	}
+	d := reply.Decision
+	if d.Allows() {
+		var bad string
+		if rv, bad = reviewed(call, req, reply); bad != "" {
+			h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: string(DecisionDecline)})
+			return bad, nil
+		}
 	}
 	h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: string(d)})
 	switch {
 	case d == DecisionApprove:
-		return ""
+		return "", rv
 	case d.Allows():
 		h.grant(ctx, name, cat, d)
-		return ""
+		return "", rv
 	default:
-		return fmt.Sprintf("Tool call declined by the user: %s was not run. Do not retry the same call; ask the user what they want instead.", name)
+		return declineText(name, reply.Feedback), nil
 	}
 }

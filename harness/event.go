@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // EventType names a harness event. The names follow pi's AgentEvent.
@@ -22,6 +23,7 @@ const (
 	EvToolUpdate       EventType = "tool_execution_update"
 	EvToolEnd          EventType = "tool_execution_end"
 	EvQueueUpdate      EventType = "queue_update"
+	EvDraftsReturned   EventType = "drafts_returned" // an abort or interrupt dropped queued messages (Drafts)
 	EvRetryStart       EventType = "retry_start"
 	EvRetryEnd         EventType = "retry_end"
 	EvPhase            EventType = "phase_change"
@@ -72,6 +74,8 @@ type ApprovalRequest struct {
 	Category   string          `json:"category"`
 	Args       json.RawMessage `json:"args"`
 	Display    string          `json:"display"`
+	// Preview, for edit and write, is the change the call would make.
+	Preview *tools.Preview `json:"preview,omitempty"`
 }
 
 // Question is an ask_user question waiting on the user.
@@ -101,6 +105,11 @@ type Tokens struct {
 	ReserveTokens int `json:"reserveTokens,omitempty"`
 	KeepRecent    int `json:"keepRecentTokens,omitempty"`
 	Compactions   int `json:"compactions"`
+	// Cost is the session's cost so far (models.json cost × usage, in the
+	// provider's currency, usually USD); TurnCost is the last turn's (the
+	// last model call's).
+	Cost     llm.Cost `json:"cost"`
+	TurnCost llm.Cost `json:"turnCost"`
 }
 
 // Event is one ordered harness event. Only the fields that belong to Type are
@@ -125,6 +134,7 @@ type Event struct {
 	Path       string            `json:"path,omitempty"` // file a tool modified
 	Steering   []string          `json:"steering,omitempty"`
 	FollowUp   []string          `json:"followUp,omitempty"`
+	Drafts     []string          `json:"drafts,omitempty"`
 	Phase      Phase             `json:"phase,omitempty"`
 	Error      string            `json:"error,omitempty"`
 	Attempt    int               `json:"attempt,omitempty"`

@@ -317,7 +317,12 @@ func (h *Harness) displayCopy(m llm.Message) llm.Message {
 		c.Content[i] = b
 	}
 	c.Output = h.redact.Redact(m.Output)
+	// Details carry what history shows (the edit's diff, bash's full-output
+	// path): kept masked, or dropped when masking broke the JSON.
 	c.Details = nil
+	if safe := json.RawMessage(h.redact.Redact(string(m.Details))); len(safe) > 0 && json.Valid(safe) {
+		c.Details = safe
+	}
 	return c
 }
 
@@ -453,9 +458,11 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 		}
 		return errorResult("Tool call blocked: " + reason), false
 	}
-	if refusal := h.approve(ctx, t, call, describeCall(call)); refusal != "" {
+	refusal, rv := h.approve(ctx, t, call, describeCall(call))
+	if refusal != "" {
 		return errorResult(refusal), false
 	}
+	call.Reviewed = rv
 	res := t.Execute(ctx, call, tools.Exec{
 		Env:  h.cfg.Env,
 		Host: x,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -26,27 +27,38 @@ type PromptOptions struct {
 	// StreamingBehavior decides what a prompt does while a run is going:
 	// "steer" (default), "followUp" or "interrupt".
 	StreamingBehavior string
+	// Context are the editor's attachments (files, selections, images),
+	// added to the user message after its text (see contextBlocks).
+	Context []ContextItem
 }
 
 // Prompt starts a run with text, or — while a run is going — steers, queues
 // a follow-up or interrupts, as opts.StreamingBehavior says. It returns as
 // soon as the prompt is accepted. /skill: and /template inputs are expanded.
 func (h *Harness) Prompt(ctx context.Context, text string, opts PromptOptions) (Delivery, error) {
-	if h.isRunning() {
-		switch opts.StreamingBehavior {
-		case "", "steer":
-			return DeliverySteer, h.Steer(ctx, text)
-		case "followUp":
-			return DeliveryFollowUp, h.FollowUp(ctx, text)
-		case "interrupt":
-			return DeliveryInterrupt, h.Interrupt(ctx, text)
-		default:
-			return "", fmt.Errorf("%w: streamingBehavior %q (want steer|followUp|interrupt)", ErrInvalid, opts.StreamingBehavior)
-		}
+	switch opts.StreamingBehavior {
+	case "", "steer", "followUp", "interrupt":
+	default:
+		return "", fmt.Errorf("%w: streamingBehavior %q (want steer|followUp|interrupt)", ErrInvalid, opts.StreamingBehavior)
 	}
-	msg, err := h.userMessage(ctx, text, opts.Images)
+	attached, err := h.contextBlocks(ctx, opts.Context)
 	if err != nil {
 		return "", err
+	}
+	msg, err := h.userMessage(ctx, text, append(append([]llm.ContentBlock{}, attached...), opts.Images...))
+	if err != nil {
+		return "", err
+	}
+	if h.isRunning() {
+		switch opts.StreamingBehavior {
+		case "followUp":
+			return DeliveryFollowUp, h.enqueueMsg(ctx, msg, &h.followUp)
+		case "interrupt":
+			_, err := h.interruptMsg(ctx, msg)
+			return DeliveryInterrupt, err
+		default:
+			return DeliverySteer, h.enqueueMsg(ctx, msg, &h.steering)
+		}
 	}
 	return DeliveryRun, h.startRun(ctx, []llm.Message{msg})
 }
@@ -89,6 +101,10 @@ func (h *Harness) enqueue(ctx context.Context, text string, queue *[]llm.Message
 	if err != nil {
 		return err
 	}
+	return h.enqueueMsg(ctx, m, queue)
+}
+
+func (h *Harness) enqueueMsg(ctx context.Context, m llm.Message, queue *[]llm.Message) error {
 	h.mu.Lock()
 	if h.runDone == nil {
 		h.mu.Unlock()
@@ -100,24 +116,31 @@ func (h *Harness) enqueue(ctx context.Context, text string, queue *[]llm.Message
 	return nil
 }
 
-// Interrupt aborts the run, clears the queue and sends text at once.
-func (h *Harness) Interrupt(ctx context.Context, text string) error {
+// Interrupt aborts the run, clears the queue and sends text at once. It
+// returns the queued texts it dropped (see AbortDrafts).
+func (h *Harness) Interrupt(ctx context.Context, text string) ([]string, error) {
 	m, err := h.userMessage(ctx, text, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return h.interruptMsg(ctx, m)
+}
+
+func (h *Harness) interruptMsg(ctx context.Context, m llm.Message) ([]string, error) {
 	h.mu.Lock()
+	dropped := queuedTexts(h.steering, h.followUp)
 	h.steering, h.followUp = nil, nil
 	h.mu.Unlock()
 	h.emitQueue()
+	h.returnDrafts(dropped)
 	if err := h.claimIdle(ctx); err != nil {
-		return err
+		return dropped, err
 	}
 	if err := h.startRunAs(ctx, []llm.Message{m}, true); err != nil {
 		h.endSwitch()
-		return err
+		return dropped, err
 	}
-	return nil
+	return dropped, nil
 }
 
 // claimIdle aborts any run, waits for it and claims the idle harness (as
@@ -143,9 +166,15 @@ func (h *Harness) claimIdle(ctx context.Context) error {
 
 // Abort stops the stream, any running tool, any wait on the user and a
 // user command (agent/bash). Queued steering and follow-ups are dropped.
-func (h *Harness) Abort() {
+func (h *Harness) Abort() { h.AbortDrafts() }
+
+// AbortDrafts is Abort, returning the texts of the queued messages it
+// dropped (steering first), which are also announced once with a
+// drafts_returned event so the editor can put them back in its input.
+func (h *Harness) AbortDrafts() []string {
 	h.mu.Lock()
 	cancel, bash := h.runCancel, h.bashCancel
+	dropped := queuedTexts(h.steering, h.followUp)
 	h.steering, h.followUp = nil, nil
 	h.mu.Unlock()
 	if bash != nil {
@@ -155,6 +184,36 @@ func (h *Harness) Abort() {
 		cancel()
 		h.emitQueue()
 	}
+	h.returnDrafts(dropped)
+	return dropped
+}
+
+func (h *Harness) returnDrafts(dropped []string) {
+	if len(dropped) > 0 {
+		h.emit(Event{Type: EvDraftsReturned, Drafts: dropped})
+	}
+}
+
+func queuedTexts(qs ...[]llm.Message) []string {
+	out := []string{}
+	for _, q := range qs {
+		for _, m := range q {
+			out = append(out, userTypedText(m))
+		}
+	}
+	return out
+}
+
+// userTypedText is what the user typed of a user message: its text
+// without editor attachments.
+func userTypedText(m llm.Message) string {
+	var b strings.Builder
+	for _, c := range m.Content {
+		if c.Type == llm.BlockText && !strings.HasPrefix(c.Text, ContextTag) {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
 }
 
 // Queue returns the queued steering and follow-up texts.

@@ -222,6 +222,7 @@ func (h *Harness) restoreState(ctx context.Context) {
 		h.cumulative.CacheRead += m.Usage.CacheRead
 		h.cumulative.CacheWrite += m.Usage.CacheWrite
 		h.cumulative.TotalTokens += m.Usage.TotalTokens
+		h.cumulative.Cost = addCost(h.cumulative.Cost, m.Usage.Cost)
 		if m.StopReason != llm.StopAborted && m.StopReason != llm.StopError {
 			h.lastUsage = m.Usage
 		}

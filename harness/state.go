@@ -62,6 +62,7 @@ func (h *Harness) addUsage(u llm.Usage) {
 	h.cumulative.CacheRead += u.CacheRead
 	h.cumulative.CacheWrite += u.CacheWrite
 	h.cumulative.TotalTokens += u.TotalTokens
+	h.cumulative.Cost = addCost(h.cumulative.Cost, u.Cost)
 	h.mu.Unlock()
 	h.emit(Event{Type: EvUsage, Tokens: h.tokensPtr()})
 }
@@ -71,8 +72,10 @@ func (h *Harness) tokens(ctx context.Context, msgs []llm.Message) Tokens {
 	h.mu.Lock()
 	cum := h.cumulative
 	n := h.compactions
+	last := h.lastUsage.Cost
 	h.mu.Unlock()
-	t := Tokens{Input: cum.Input, Output: cum.Output, CacheRead: cum.CacheRead, CacheWrite: cum.CacheWrite, Total: cum.TotalTokens, Compactions: n}
+	t := Tokens{Input: cum.Input, Output: cum.Output, CacheRead: cum.CacheRead, CacheWrite: cum.CacheWrite, Total: cum.TotalTokens, Compactions: n,
+		Cost: cum.Cost, TurnCost: last}
 	m, err := h.Model(ctx)
 	if err != nil {
 		return t
@@ -102,4 +105,11 @@ func (h *Harness) budget(m llm.Model) compaction.Settings {
 	s.Enabled = h.autoCompact
 	h.mu.Unlock()
 	return s
+}
+
+// addCost adds b to a, field by field (models.json prices per million
+// tokens, already applied by the llm client to each message's usage).
+func addCost(a, b llm.Cost) llm.Cost {
+	return llm.Cost{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
+		CacheWrite: a.CacheWrite + b.CacheWrite, Total: a.Total + b.Total}
 }

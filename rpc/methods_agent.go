@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 type textParams struct {
@@ -28,7 +29,8 @@ func (a *agent) registerAgent(s *Server) {
 			Data     string `json:"data"`
 			MimeType string `json:"mimeType"`
 		} `json:"images"`
-		StreamingBehavior string `json:"streamingBehavior"`
+		StreamingBehavior string                 `json:"streamingBehavior"`
+		Context           []protocol.ContextItem `json:"context"`
 	}) (any, error) {
 		if err := (textParams{p.Text}).check(); err != nil {
 			return nil, err
@@ -45,7 +47,7 @@ func (a *agent) registerAgent(s *Server) {
 		default:
 			return nil, ErrInvalidParams(`"streamingBehavior" must be "steer", "followUp" or "interrupt"`)
 		}
-		d, err := h.Prompt(ctx, p.Text, harness.PromptOptions{Images: imgs, StreamingBehavior: p.StreamingBehavior})
+		d, err := h.Prompt(ctx, p.Text, harness.PromptOptions{Images: imgs, StreamingBehavior: p.StreamingBehavior, Context: contextItems(p.Context)})
 		if err != nil {
 			return nil, err
 		}
@@ -67,11 +69,11 @@ func (a *agent) registerAgent(s *Server) {
 		if err := p.check(); err != nil {
 			return nil, err
 		}
-		return empty{}, h.Interrupt(ctx, p.Text)
+		dropped, err := h.Interrupt(ctx, p.Text)
+		return protocol.DraftsResult{ReturnedDrafts: dropped}, err
 	}))
 	s.Register("agent/abort", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		h.Abort()
-		return empty{}, nil
+		return protocol.DraftsResult{ReturnedDrafts: h.AbortDrafts()}, nil
 	}))
 	s.Register("agent/bash", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Command            string `json:"command"`

@@ -122,7 +122,14 @@ func (a *agent) registerConfig(s *Server) {
 		return map[string]any{"templates": t}, nil
 	}))
 	s.Register("commands/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		return map[string]any{"commands": h.Skills(ctx).Commands()}, nil
+		cmds := []any{}
+		for _, b := range harness.BuiltinCommands() {
+			cmds = append(cmds, b)
+		}
+		for _, c := range h.Skills(ctx).Commands() {
+			cmds = append(cmds, c)
+		}
+		return map[string]any{"commands": cmds}, nil
 	}))
 	s.Register("tasks/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		t := h.Tasks()

@@ -33,8 +33,9 @@ type AgentOptions struct {
 	Logger        *slog.Logger
 	// NewHarness builds the harness at initialize, for the client's root
 	// folder ("" when it sent none). buffers is non-nil when the client
-	// serves its editor buffers (fs/readTextFile): wrap the Env with it.
-	NewHarness func(cwd string, buffers env.BufferReader) (*harness.Harness, error)
+	// serves its editor buffers (fs/readTextFile): wrap the Env with it;
+	// writes is non-nil when it takes writes (fs/writeTextFile).
+	NewHarness func(cwd string, buffers env.BufferReader, writes env.BufferWriter) (*harness.Harness, error)
 	// Models lists the configured models for model/list.
 	Models func(ctx context.Context) ([]ModelEntry, error)
 	// SessionsRoot is where sessions live (session/list).
@@ -116,7 +117,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 			return resp.Text, true, nil
 		}
 	}
-	h, err := a.opts.NewHarness(p.RootPath(), buffers)
+	h, err := a.opts.NewHarness(p.RootPath(), buffers, editorWriter(c))
 	if err != nil {
 		return &Error{Code: CodeInternalError, Message: fmt.Sprintf("starting the harness: %v", err)}
 	}

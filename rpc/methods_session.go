@@ -57,8 +57,9 @@ func (a *agent) register(s *Server) {
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
 	s.Register("session/list", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Cwd string `json:"cwd"`
-		All bool   `json:"all"`
+		Cwd          string `json:"cwd"`
+		All          bool   `json:"all"`
+		IncludeEmpty bool   `json:"includeEmpty"`
 	}) (any, error) {
 		var list []session.Info
 		var err error
@@ -71,10 +72,7 @@ func (a *agent) register(s *Server) {
 			}
 			list, err = session.List(ctx, a.opts.SessionsRoot, cwd)
 		}
-		if list == nil {
-			list = []session.Info{}
-		}
-		return map[string]any{"sessions": list}, err
+		return map[string]any{"sessions": listItems(list, p.IncludeEmpty, h.SessionInfo().ID)}, err
 	}))
 	s.Register("session/fork", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		EntryID string `json:"entryId"`
@@ -146,6 +144,7 @@ func (a *agent) register(s *Server) {
 	}))
 	a.registerAgent(s)
 	a.registerConfig(s)
+	a.registerEditor(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

@@ -57,6 +57,12 @@ func (a editArgs) parseEdits() ([]edit, error) {
 type editDetails struct {
 	Diff             string `json:"diff"`
 	FirstChangedLine int    `json:"firstChangedLine,omitempty"`
+	// UnifiedDiff is the diff the editor showed live, kept so that history
+	// shows the same (pi ignores unknown detail fields).
+	UnifiedDiff string `json:"unifiedDiff,omitempty"`
+	// UserModified: the user reviewed the change and wrote another version.
+	UserModified bool   `json:"userModified,omitempty"`
+	Path         string `json:"path,omitempty"` // absolute
 }
 
 func runEdit(ctx context.Context, call Call, x Exec, locks *fileLocks) Result {
@@ -93,6 +99,14 @@ func runEdit(ctx context.Context, call Call, x Exec, locks *fileLocks) Result {
 	if err != nil {
 		return errorResult(err.Error())
 	}
+	var report string
+	if rv := call.Reviewed; rv != nil {
+		if base != rv.Before {
+			return errorResult(fmt.Sprintf("Could not edit file: %s changed while the edit waited for approval; nothing was written. Read it again and redo the edit.", a.Path))
+		}
+		report = ReviewReport(rv.Before, rv.After, normalizeLF(rv.Content))
+		updated = normalizeLF(rv.Content)
+	}
 	final := updated
 	if crlf {
 		final = strings.ReplaceAll(updated, "\n", "\r\n")
@@ -102,10 +116,14 @@ func runEdit(ctx context.Context, call Call, x Exec, locks *fileLocks) Result {
 	}
 	ops := diffLines(base, updated) // one diff for both renderings
 	diff, first := renderPi(ops, piDiffWidth(base, updated))
-	res := textResult(fmt.Sprintf("Successfully replaced %d block(s) in %s.", len(edits), a.Path))
+	text := fmt.Sprintf("Successfully replaced %d block(s) in %s.", len(edits), a.Path)
+	if report != "" {
+		text = fmt.Sprintf("Wrote the user's reviewed version of your edit to %s.\n%s", a.Path, report)
+	}
+	res := textResult(text)
 	res.Path = abs
 	res.Diff = renderUnified(displayPath(x.Env, abs), base == "", ops)
-	return withDetails(res, editDetails{Diff: diff, FirstChangedLine: first})
+	return withDetails(res, editDetails{Diff: diff, FirstChangedLine: first, UnifiedDiff: res.Diff, UserModified: report != "", Path: abs})
 }
 
 // detectCRLF reports whether the first line ending is CRLF.

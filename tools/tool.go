@@ -26,6 +26,9 @@ type Call struct {
 	ID   string
 	Name string
 	Args json.RawMessage
+	// Reviewed, for edit and write, is the content the user accepted after
+	// reviewing the call's preview: the tool writes exactly that.
+	Reviewed *Reviewed
 }
 
 // Result is what a tool call produced.

@@ -49,11 +49,30 @@ func runWrite(ctx context.Context, call Call, x Exec, locks *fileLocks) Result {
 	} else if c := env.CodeOf(err); c != env.CodeNotFound && c != env.CodeTooLarge {
 		return errorResult(fsErrorText(err, a.Path))
 	}
-	if err := x.Env.WriteFile(ctx, abs, []byte(*a.Content)); err != nil {
+	content, report := *a.Content, ""
+	if rv := call.Reviewed; rv != nil {
+		if old != rv.Before {
+			return errorResult(fmt.Sprintf("Could not write file: %s changed while the write waited for approval; nothing was written. Read it again and redo the change.", a.Path))
+		}
+		content = rv.Content
+		report = ReviewReport(rv.Before, rv.After, rv.Content)
+	}
+	if err := x.Env.WriteFile(ctx, abs, []byte(content)); err != nil {
 		return errorResult(fsErrorText(err, a.Path))
 	}
-	res := textResult(fmt.Sprintf("Successfully wrote %d bytes to %s", len(*a.Content), a.Path))
+	text := fmt.Sprintf("Successfully wrote %d bytes to %s", len(content), a.Path)
+	if report != "" {
+		text = fmt.Sprintf("Wrote the user's reviewed version (%d bytes) to %s.\n%s", len(content), a.Path, report)
+	}
+	res := textResult(text)
 	res.Path = abs
-	res.Diff = unifiedDiff(displayPath(x.Env, abs), old, *a.Content)
-	return res
+	res.Diff = unifiedDiff(displayPath(x.Env, abs), old, content)
+	return withDetails(res, writeDetails{UnifiedDiff: res.Diff, UserModified: report != "", Path: abs})
+}
+
+// writeDetails keeps the diff the editor showed, for history.
+type writeDetails struct {
+	UnifiedDiff  string `json:"unifiedDiff,omitempty"`
+	UserModified bool   `json:"userModified,omitempty"`
+	Path         string `json:"path,omitempty"`
 }

@@ -33,7 +33,7 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.logLevel == "info" {
 		c.logLevel = "warn"
 	}
-	h, err := c.newHarness(newLogger(stderr, c.logLevel), c.registry(), "", nil)
+	h, err := c.newHarness(newLogger(stderr, c.logLevel), c.registry(), "", nil, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
 		return 1

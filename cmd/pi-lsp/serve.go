@@ -26,8 +26,8 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	srv := rpc.NewAgentServer(rpc.AgentOptions{
 		Name: "pi-lsp", Version: version, Logger: log,
 		SessionsRoot: c.root(),
-		NewHarness: func(cwd string, buffers env.BufferReader) (*harness.Harness, error) {
-			return c.newHarness(log, reg, cwd, buffers)
+		NewHarness: func(cwd string, buffers env.BufferReader, writes env.BufferWriter) (*harness.Harness, error) {
+			return c.newHarness(log, reg, cwd, buffers, writes)
 		},
 		Models: func(ctx context.Context) ([]rpc.ModelEntry, error) {
 			infos, err := reg.Models(ctx)

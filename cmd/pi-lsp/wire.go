@@ -70,7 +70,7 @@ func (c *common) registry() *llm.Registry {
 // newHarness builds the harness for cwd (the --cwd flag, else cwd, else the
 // process's directory); buffers, when the editor serves its buffers, is what
 // reads prefer.
-func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buffers env.BufferReader) (*harness.Harness, error) {
+func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buffers env.BufferReader, writes env.BufferWriter) (*harness.Harness, error) {
 	if c.cwd != "" {
 		cwd = c.cwd
 	}
@@ -102,8 +102,8 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		return nil, err
 	}
 	var e env.Env = env.NewLocal(abs)
-	if buffers != nil {
-		e = &env.Editor{Env: e, Read: buffers}
+	if buffers != nil || writes != nil {
+		e = &env.Editor{Env: e, Read: buffers, Write: writes}
 	}
 	h := harness.New(harness.Config{
 		Env:          e,

@@ -19,6 +19,16 @@ type ModelSpec struct {
 	MaxTokens     int
 	Reasoning     bool
 	Input         []string // default ["text"]
+	// Cost is the models.json price per million tokens; nil = none.
+	Cost *Cost
+}
+
+// Cost is a models.json cost entry (per million tokens).
+type Cost struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
 }
 
 // WriteModelsJSON writes dir/models.json in pi's models.json format with one
@@ -46,6 +56,7 @@ func writeModelsJSON(path, baseURL string, models []ModelSpec) (string, error) {
 		MaxTokens     int      `json:"maxTokens"`
 		Reasoning     bool     `json:"reasoning"`
 		Input         []string `json:"input"`
+		Cost          *Cost    `json:"cost,omitempty"`
 	}
 	var ms []model
 	for _, m := range models {
