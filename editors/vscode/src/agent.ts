@@ -17,7 +17,9 @@ import type {
   QuestionReply,
   QuestionRequest,
 } from './protocol';
-import { approvalReply, APPROVAL_BUTTONS, planReply, questionReply, QuestionAnswer } from './replies';
+import { approvalReply, planReply, questionReply, QuestionAnswer } from './replies';
+import { DiffReviews } from './diffReview';
+import { writeToEditor } from './editorWrites';
 
 /** What an Agent needs from the rest of the extension. */
 export interface AgentHost {
@@ -25,6 +27,8 @@ export interface AgentHost {
   /** Whether the chat view is visible now (cards are shown there; else a notification too). */
   chatVisible(): boolean;
   focusChat(): void;
+  /** Opens pending edits in the diff editor (absent in tests without an editor). */
+  reviews?: DiffReviews;
 }
 
 /** Emitted after the display state changed: a reset (snapshot) or ops applied. */
@@ -126,6 +130,7 @@ export class Agent implements vscode.Disposable {
         askQuestion: (r, t) => this.askQuestion(r, t),
         approvePlan: (r, t) => this.approvePlan(r, t),
         readTextFile: (p) => this.readTextFile(p),
+        writeTextFile: (p, text) => writeToEditor(p, text),
       },
       onDisplay: (f) => this.onFrame(f),
       onStderr: (d) => out.append(d),
@@ -249,6 +254,7 @@ export class Agent implements vscode.Disposable {
     if (!w) return false;
     this.waiters.delete(key);
     w.resolve(reply);
+    this.host.reviews?.close(key);
     this.pendingEmitter.fire(this.pending);
     return true;
   }
@@ -268,12 +274,19 @@ export class Agent implements vscode.Disposable {
   private requestApproval(req: ApprovalRequest, token: CancellationToken): Promise<ApprovalReply> {
     const key = `approval:${req.toolCallId}`;
     const p = this.wait<ApprovalReply>({ key, kind: 'approval', req }, token, approvalReply('decline'));
+    const reviewable = DiffReviews.reviewable(req.preview);
+    if (reviewable && this.host.reviews) {
+      void this.host.reviews.open(key, req.preview!, (r) => this.answer(key, r)).catch((e) => this.host.output.appendLine(`diff review: ${e}`));
+    }
     if (!this.host.chatVisible()) {
+      // Short labels, so the buttons fit; the notification is a warning so it stays in view
+      // longer, and the badge and status bar keep the count until it is answered.
       const what = req.display || `${req.toolName}`;
-      const labels = [...APPROVAL_BUTTONS.map((b) => b.label), 'Open Chat'];
-      void vscode.window.showInformationMessage(`pi-lsp asks to run ${what}`, ...labels).then((clicked) => {
-        if (clicked === 'Open Chat') this.host.focusChat();
-        else if (clicked !== undefined) this.answer(key, approvalReply(clicked));
+      const labels = reviewable ? ['Review', 'Approve', 'Decline'] : ['Approve', 'Decline', 'Chat'];
+      void vscode.window.showWarningMessage(`pi-lsp waits for approval: ${what}`, ...labels).then((clicked) => {
+        if (clicked === 'Chat') this.host.focusChat();
+        else if (clicked === 'Review') void this.host.reviews?.open(key, req.preview!, (r) => this.answer(key, r));
+        else if (clicked !== undefined) this.answer(key, approvalReply(clicked === 'Approve' ? 'approve' : 'decline'));
       });
     }
     return p;
@@ -297,6 +310,13 @@ export class Agent implements vscode.Disposable {
     void vscode.window.showInformationMessage(message, 'Open Chat').then((c) => {
       if (c === 'Open Chat') this.host.focusChat();
     });
+  }
+
+  /** Opens the diff editor of a pending approval (the card's Review button). */
+  openReview(key: string): void {
+    const w = this.waiters.get(key);
+    if (w?.item.kind !== 'approval' || !DiffReviews.reviewable(w.item.req.preview)) return;
+    void this.host.reviews?.open(key, w.item.req.preview, (r) => this.answer(key, r));
   }
 
   /** Maps a question card's answer to the reply and sends it. */

@@ -48,6 +48,7 @@ export function chatHtml(o: ChatHtmlOptions): string {
     <button id="thinking" class="chip" title="Thinking level"></button>
     <span id="phase" class="phase"></span>
     <span class="spacer"></span>
+    <span id="cost" class="cost" title="Session cost"></span>
     <span id="context" class="context" title="Context use"><span class="meter"><span id="context-bar" class="bar"></span></span><span id="context-label"></span></span>
   </header>
   <div id="server-banner" class="banner hidden"></div>
@@ -62,7 +63,8 @@ export function chatHtml(o: ChatHtmlOptions): string {
   <section id="queue" class="queue hidden"></section>
   <footer id="composer">
     <div id="completions" class="completions hidden" role="listbox"></div>
-    <textarea id="input" rows="3" placeholder="Ask pi-lsp… (Enter sends, Shift+Enter new line, / for commands)"></textarea>
+    <div id="attachments" class="attachments hidden"></div>
+    <textarea id="input" rows="3" placeholder="Ask pi-lsp… (Enter sends, Shift+Enter new line, / commands, @ files)"></textarea>
     <div class="buttons">
       <button id="send" class="primary" title="Send (Enter); steers while running">Send</button>
       <button id="followup" title="Queue as a follow-up for when the run ends">Follow-up</button>

@@ -7,7 +7,9 @@ import { chatHtml } from './chatHtml';
 import type { AgentManager } from './manager';
 import type { FromWebview, ToWebview } from './messages';
 import type { CommandInfo } from './protocol';
-import { approvalReply, planReply } from './replies';
+import { approvalReply, declineReply, planReply } from './replies';
+import { openFileAt, insertAtCursor } from './openFile';
+import type { ContextItem, FileMatch } from './protocol';
 import { describeError } from './errors';
 
 export const CHAT_VIEW_ID = 'piLsp.chat';
@@ -62,7 +64,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         if (c.kind === 'reset') this.postSnapshot();
         else this.post({ type: 'ops', version: c.version, ops: c.result.ops });
       }),
-      agent.onDidChangePending((items) => this.post({ type: 'pending', items })),
+      agent.onDidChangePending((items) => {
+        this.post({ type: 'pending', items });
+        this.updateBadge(items.length);
+      }),
       agent.onDidChangeStatus((s) => this.post({ type: 'server', status: s.status, message: s.message })),
       agent.onDidChangeSkills(() => void this.sendCommands()),
     ];
@@ -109,6 +114,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     }
   }
 
+  /** The π view's badge: how many requests wait for the user. */
+  private updateBadge(n: number): void {
+    const v = this.view as (vscode.WebviewView & { badge?: { value: number; tooltip: string } }) | undefined;
+    if (v) v.badge = n ? { value: n, tooltip: `${n} request(s) wait for you` } : undefined;
+  }
+
+  /** Attaches a file or selection to the next prompt (Add Selection to pi-lsp). */
+  addContext(item: ContextItem): void {
+    this.post({ type: 'addContext', item });
+  }
+
   /** Puts text into the chat input (after fork or navigate). */
   setInput(text: string): void {
     this.post({ type: 'editorText', text });
@@ -129,13 +145,30 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           await this.resync();
           break;
         case 'send':
-          await a.request('agent/prompt', { text: m.text, streamingBehavior: m.behavior });
+          await a.request('agent/prompt', { text: m.text, streamingBehavior: m.behavior, ...(m.context?.length ? { context: m.context } : {}) });
           break;
         case 'abort':
           await vscode.commands.executeCommand('piLsp.abort');
           break;
         case 'approval':
-          a.answer(m.key, approvalReply(m.decision));
+          a.answer(m.key, m.decision === 'decline' ? declineReply(m.feedback) : approvalReply(m.decision));
+          break;
+        case 'review':
+          a.openReview(m.key);
+          break;
+        case 'searchFiles': {
+          const r = await a.request<{ files: FileMatch[] }>('files/search', { query: m.query, limit: 20 });
+          this.post({ type: 'files', query: m.query, files: r.files ?? [] });
+          break;
+        }
+        case 'openFile':
+          await openFileAt(a.cwd, m.path, m.line);
+          break;
+        case 'copy':
+          await vscode.env.clipboard.writeText(m.text);
+          break;
+        case 'insert':
+          await insertAtCursor(m.text);
           break;
         case 'answer':
           a.answerQuestion(m.key, m.answer);

@@ -25,6 +25,8 @@ export interface UiHandler {
   askQuestion(req: QuestionRequest, token: CancellationToken): Promise<QuestionReply>;
   approvePlan(req: PlanRequest, token: CancellationToken): Promise<PlanReply>;
   readTextFile(path: string): Promise<{ text: string } | null>;
+  /** fs/writeTextFile: applies the text to the open buffer (undoable) or writes the file. */
+  writeTextFile?(path: string, text: string): Promise<null>;
 }
 
 export interface ClientOptions {
@@ -104,6 +106,8 @@ export class PiClient {
     conn.onRequest('ui/askQuestion', (p: QuestionRequest, t: CancellationToken) => o.ui.askQuestion(p, t));
     conn.onRequest('ui/approvePlan', (p: PlanRequest, t: CancellationToken) => o.ui.approvePlan(p, t));
     conn.onRequest('fs/readTextFile', (p: { path: string }) => o.ui.readTextFile(p.path));
+    const write = o.ui.writeTextFile?.bind(o.ui);
+    if (write) conn.onRequest('fs/writeTextFile', (p: { path: string; text: string }) => write(p.path, p.text));
     conn.onError(([err]) => o.onLog(`connection error: ${err.message}`));
     conn.listen();
 
@@ -115,7 +119,7 @@ export class PiClient {
       rootUri: o.rootUri ?? null,
       capabilities: {
         ui: { approvals: true, questions: true, planApproval: true },
-        fs: { readTextFile: true, writeTextFile: false },
+        fs: { readTextFile: true, writeTextFile: !!o.ui.writeTextFile },
         harnessEvents: false,
       },
       initializationOptions: initOptions,

@@ -147,7 +147,24 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       const a = manager.current();
       a.declinePending();
       if (a.status !== 'ready') return undefined;
-      return a.request('agent/abort', {});
+      const r = await a.request<{ returnedDrafts?: string[] }>('agent/abort', {});
+      // The queued messages the abort dropped go back to the input.
+      if (r?.returnedDrafts?.length) chat.setInput(r.returnedDrafts.join('\n\n'));
+      return r;
+    }),
+
+    reg('piLsp.addSelection', async () => {
+      const ed = vscode.window.activeTextEditor;
+      if (!ed || ed.document.uri.scheme !== 'file') return undefined;
+      const sel = ed.selection;
+      const whole = sel.isEmpty;
+      const text = whole ? ed.document.getText() : ed.document.getText(sel);
+      chat.addContext({
+        type: whole ? 'file' : 'selection',
+        path: ed.document.uri.fsPath,
+        ...(whole ? { text } : { range: { startLine: sel.start.line + 1, endLine: sel.end.line + 1 - (sel.end.character === 0 && sel.end.line > sel.start.line ? 1 : 0) }, text }),
+      } as never);
+      return vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`);
     }),
 
     reg('piLsp.restartServer', async () => manager.current().restart()),

@@ -2,6 +2,7 @@
 // the Tasks and Session trees, the status bar and the commands.
 import * as vscode from 'vscode';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chatView';
+import { DiffReviews } from './diffReview';
 import { registerCommands } from './commands';
 import { AgentManager } from './manager';
 import { SessionTreeProvider } from './sessionTree';
@@ -20,7 +21,9 @@ export interface PiLspApi {
 export function activate(context: vscode.ExtensionContext): PiLspApi {
   const output = vscode.window.createOutputChannel('pi-lsp');
   let chat: ChatViewProvider | undefined;
+  const reviews = new DiffReviews();
   const manager = new AgentManager({
+    reviews,
     output,
     chatVisible: () => chat?.visible ?? false,
     focusChat: () => void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`),
@@ -31,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): PiLspApi {
   const status = new StatusBar(manager);
   context.subscriptions.push(
     output,
+    reviews,
     { dispose: () => void manager.dispose() },
     chat,
     tasks,

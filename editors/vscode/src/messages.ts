@@ -1,5 +1,5 @@
 // Messages between the extension host and the chat webview (both directions). Types only.
-import type { ApprovalDecision, ApprovalRequest, CommandInfo, DisplayOp, DisplayState, PlanRequest, QuestionRequest } from './protocol';
+import type { ApprovalDecision, ApprovalRequest, CommandInfo, ContextItem, DisplayOp, DisplayState, FileMatch, PlanRequest, QuestionRequest } from './protocol';
 import type { QuestionAnswer } from './replies';
 
 /** A server → client request waiting for the user, shown as a card in the chat. */
@@ -17,14 +17,21 @@ export type ToWebview =
   | { type: 'commands'; commands: CommandInfo[] }
   | { type: 'server'; status: ServerStatus; message?: string }
   | { type: 'editorText'; text: string }
+  | { type: 'files'; query: string; files: FileMatch[] }
+  | { type: 'addContext'; item: ContextItem }
   | { type: 'error'; message: string };
 
 export type FromWebview =
   | { type: 'ready' }
   | { type: 'resync' }
-  | { type: 'send'; text: string; behavior: 'steer' | 'followUp' }
+  | { type: 'send'; text: string; behavior: 'steer' | 'followUp'; context?: ContextItem[] }
   | { type: 'abort' }
-  | { type: 'approval'; key: string; decision: ApprovalDecision }
+  | { type: 'approval'; key: string; decision: ApprovalDecision; feedback?: string }
+  | { type: 'review'; key: string }
+  | { type: 'searchFiles'; query: string }
+  | { type: 'openFile'; path: string; line?: number }
+  | { type: 'copy'; text: string }
+  | { type: 'insert'; text: string }
   | { type: 'answer'; key: string; answer: QuestionAnswer }
   | { type: 'plan'; key: string; approved: boolean; feedback?: string }
   | { type: 'commands' }

@@ -87,13 +87,44 @@ export interface ApprovalRequest {
   category?: string;
   args?: Record<string, unknown>;
   display?: string;
+  /** For edit and write: the change the call would make (docs/protocol.md). */
+  preview?: ApprovalPreview;
+}
+
+export interface ApprovalPreview {
+  path: string;
+  before: string;
+  after: string;
+  diff: string;
+  newFile?: boolean;
+  /** before/after left out (too large, or a secret): answer with a decision only. */
+  cut?: boolean;
+  cutReason?: string;
 }
 
 export type ApprovalDecision = 'approve' | 'decline' | 'alwaysAllowTool' | 'alwaysAllowCategory';
 
 export interface ApprovalReply {
   decision: ApprovalDecision;
+  /** The whole file as the user accepted it (some hunks rejected, or edited). */
+  content?: string;
+  /** With decline: the user's reason, for the model. */
+  feedback?: string;
 }
+
+/** One files/search result. */
+export interface FileMatch {
+  path: string;
+  abs: string;
+  score: number;
+  positions: number[];
+}
+
+/** One agent/prompt context item. */
+export type ContextItem =
+  | { type: 'file'; path: string; range?: { startLine: number; endLine: number }; text?: string }
+  | { type: 'selection'; path: string; range: { startLine: number; endLine: number }; text: string }
+  | { type: 'image'; mimeType: string; data: string };
 
 export interface QuestionRequest {
   id: string;

@@ -58,3 +58,19 @@ export function planReply(approved: boolean, feedback?: string): PlanReply {
   if (approved) return fb ? { approved: true, feedback: fb } : { approved: true };
   return fb ? { approved: false, feedback: fb } : { approved: false };
 }
+
+/**
+ * The reply for a reviewed edit: `after` is what the agent proposed, `accepted` the text the user
+ * ended with in the diff editor (hunks reverted, or edited). The content is only sent when it
+ * differs, so an untouched review is a plain approval.
+ */
+export function reviewReply(after: string, accepted: string): ApprovalReply {
+  const norm = accepted.replace(/\r\n/g, '\n');
+  return norm === after ? { decision: 'approve' } : { decision: 'approve', content: norm };
+}
+
+/** The reply for a decline, with the user's reason when one was typed. */
+export function declineReply(feedback?: string): ApprovalReply {
+  const fb = (feedback ?? '').trim();
+  return fb ? { decision: 'decline', feedback: fb } : { decision: 'decline' };
+}

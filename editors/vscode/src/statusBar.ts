@@ -10,6 +10,8 @@ export function statusText(s: DisplayState): string {
   const parts = [s.model || 'no model', s.mode?.name || s.mode?.id || 'build'];
   const pct = contextPercent(s);
   if (pct !== undefined) parts.push(`${pct}%`);
+  const cost = (s.tokens?.cost as { total?: number } | undefined)?.total;
+  if (cost) parts.push(cost >= 1 ? `$${cost.toFixed(2)}` : `$${cost.toFixed(3)}`);
   return parts.join(' · ');
 }
 
@@ -38,6 +40,7 @@ export class StatusBar implements vscode.Disposable {
         this.update(a);
       }),
       a.onDidChangeStatus(() => this.update(a)),
+      a.onDidChangePending(() => this.update(a)),
     ];
     this.update(a);
   }
@@ -50,7 +53,9 @@ export class StatusBar implements vscode.Disposable {
     }
     const running = a.isRunning;
     const icon = a.status === 'crashed' || a.status === 'failed' ? '$(error)' : running ? '$(sync~spin)' : '$(hubot)';
-    this.item.text = `${icon} ${statusText(s)}`;
+    const waiting = a.pending.length;
+    this.item.text = `${icon} ${statusText(s)}${waiting ? ` · $(bell-dot) ${waiting}` : ''}`;
+    this.item.backgroundColor = waiting ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const t = s.tokens;
     this.item.tooltip = [
       `pi-lsp (${a.name}): ${a.status}${running ? `, ${s.status}` : ''}`,

@@ -2,13 +2,24 @@
 import type { FromWebview, PendingUi } from '../messages';
 import { APPROVAL_BUTTONS } from '../replies';
 import { renderMarkdown } from './markdown';
-import { el } from './render';
+import { el, renderDiff } from './render';
 
 type Post = (m: FromWebview) => void;
 
 function disableAll(card: HTMLElement): void {
   card.classList.add('answered');
   card.querySelectorAll('button, input, textarea').forEach((b) => ((b as HTMLButtonElement).disabled = true));
+}
+
+/** The approval card's readable summary of the arguments (no JSON for edits and writes). */
+function argsSummary(req: Extract<PendingUi, { kind: 'approval' }>['req']): HTMLElement | undefined {
+  const a = req.args ?? {};
+  if (req.toolName === 'bash' && typeof a.command === 'string') return el('pre', 'card-command', a.command);
+  if (req.preview) return undefined;
+  if (!Object.keys(a).length) return undefined;
+  const d = el('details', 'card-args');
+  d.append(el('summary', '', 'Arguments'), el('pre', 'args', JSON.stringify(a, null, 2)));
+  return d;
 }
 
 function approvalCard(p: Extract<PendingUi, { kind: 'approval' }>, post: Post): HTMLElement {
@@ -18,23 +29,60 @@ function approvalCard(p: Extract<PendingUi, { kind: 'approval' }>, post: Post): 
   title.append(el('span', '', 'Allow '), el('strong', 'tool-name', p.req.toolName), el('span', '', '?'));
   if (p.req.category) title.append(el('span', 'badge category', p.req.category));
   card.append(title);
-  if (p.req.display) card.append(el('div', 'card-display', p.req.display));
-  if (p.req.args && Object.keys(p.req.args).length) {
-    const d = el('details', 'card-args');
-    d.append(el('summary', '', 'Arguments'), el('pre', 'args', JSON.stringify(p.req.args, null, 2)));
-    card.append(d);
+  const pv = p.req.preview;
+  if (pv?.path) {
+    const link = el('a', 'file-link card-path', pv.path);
+    link.href = '#';
+    link.dataset.path = pv.path;
+    card.append(link);
+  } else if (p.req.display) card.append(el('div', 'card-display', p.req.display));
+  // The diff scrolls inside the card; the buttons stay below it, always in view.
+  const body = el('div', 'card-body');
+  if (pv?.diff) {
+    body.append(renderDiff(pv.diff));
+    if (pv.cut) body.append(el('div', 'card-note', `Only the diff is shown: ${pv.cutReason ?? 'the file is large'}.`));
+  } else {
+    const args = argsSummary(p.req);
+    if (args) body.append(args);
   }
+  if (body.childNodes.length) card.append(body);
+  const reason = el('textarea', 'decline-reason hidden');
+  reason.rows = 2;
+  reason.placeholder = 'Why? Sent to the agent with the decline (Enter to send)';
   const row = el('div', 'card-buttons');
+  const button = (label: string, cls: string, decision: string, onClick: () => void) => {
+    const b = el('button', cls, label);
+    b.dataset.decision = decision;
+    b.addEventListener('click', onClick);
+    row.append(b);
+    return b;
+  };
+  const reviewable = !!pv && !pv.cut && typeof pv.before === 'string';
+  if (reviewable) button('Review diff', '', 'review', () => post({ type: 'review', key: p.key }));
   for (const b of APPROVAL_BUTTONS) {
-    const btn = el('button', b.choice === 'approve' ? 'primary' : b.choice === 'decline' ? 'danger' : '', b.label);
-    btn.dataset.decision = b.choice;
-    btn.addEventListener('click', () => {
+    if (b.choice === 'decline') continue;
+    button(b.choice === 'approve' ? 'Approve' : b.label, b.choice === 'approve' ? 'primary' : 'secondary', b.choice, () => {
       disableAll(card);
       post({ type: 'approval', key: p.key, decision: b.choice });
     });
-    row.append(btn);
   }
-  card.append(row);
+  const decline = button('Decline…', 'danger', 'decline', () => {
+    if (reason.classList.contains('hidden')) {
+      reason.classList.remove('hidden');
+      decline.textContent = 'Decline';
+      reason.focus();
+      return;
+    }
+    disableAll(card);
+    post({ type: 'approval', key: p.key, decision: 'decline', feedback: reason.value });
+  });
+  reason.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault();
+      decline.click();
+    }
+  });
+  card.append(reason, row);
   return card;
 }
 

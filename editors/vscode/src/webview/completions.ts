@@ -1,5 +1,6 @@
-// Slash-command completion for the chat input, from commands/list.
-import type { CommandInfo } from '../protocol';
+// Completion for the chat input: slash commands from commands/list, and @-mentions of workspace
+// files from files/search (asked as the user types after an `@`).
+import type { CommandInfo, FileMatch } from '../protocol';
 import { el } from './render';
 
 /** The commands whose name starts with what follows the `/` (all of them for a bare `/`). */
@@ -10,9 +11,21 @@ export function matchCommands(commands: CommandInfo[], input: string): CommandIn
   return commands.filter((c) => c.name.toLowerCase().startsWith(prefix)).slice(0, 50);
 }
 
+/** The `@query` being typed at the caret, or undefined. */
+export function mentionAt(value: string, caret: number): { start: number; query: string } | undefined {
+  const m = /(^|\s)@([^\s@]*)$/.exec(value.slice(0, caret));
+  return m ? { start: caret - m[2].length - 1, query: m[2] } : undefined;
+}
+
 export class Completions {
   private commands: CommandInfo[] | undefined;
   private shown: CommandInfo[] = [];
+  private files: FileMatch[] = [];
+  private mention: { start: number; query: string } | undefined;
+  /** Files picked from the @ list: sent as context when their `@path` is still in the text. */
+  readonly mentioned = new Set<string>();
+  /** Asks the extension for files/search (set by the page). */
+  searchFiles: (query: string) => void = () => undefined;
   private active = 0;
   private requested = false;
 
@@ -37,17 +50,66 @@ export class Completions {
   }
 
   get visible(): boolean {
-    return this.shown.length > 0;
+    return this.shown.length > 0 || (this.mention !== undefined && this.files.length > 0);
+  }
+
+  /** files/search answered for query. */
+  setFiles(query: string, files: FileMatch[]): void {
+    if (!this.mention || this.mention.query !== query) return;
+    this.files = files;
+    this.active = 0;
+    this.drawFiles();
+  }
+
+  private drawFiles(): void {
+    if (!this.files.length) return this.hide();
+    this.box.replaceChildren(
+      ...this.files.map((f, i) => {
+        const row = el('div', `completion completion-file${i === this.active ? ' active' : ''}`);
+        row.setAttribute('role', 'option');
+        const slash = f.path.lastIndexOf('/');
+        row.append(el('span', 'completion-name', `@${f.path.slice(slash + 1)}`), el('span', 'completion-desc', slash > 0 ? f.path.slice(0, slash) : ''));
+        row.addEventListener('mousedown', (e) => {
+          e.preventDefault();
+          this.acceptFile(i);
+        });
+        return row;
+      }),
+    );
+    this.box.classList.remove('hidden');
+  }
+
+  private acceptFile(i: number): void {
+    const f = this.files[i];
+    const m = this.mention;
+    if (!f || !m) return;
+    const v = this.input.value;
+    const caret = this.input.selectionStart ?? v.length;
+    this.input.value = `${v.slice(0, m.start)}@${f.path} ${v.slice(caret)}`;
+    const pos = m.start + f.path.length + 2;
+    this.input.setSelectionRange(pos, pos);
+    this.mentioned.add(f.path);
+    this.hide();
+    this.input.focus();
   }
 
   hide(): void {
     this.shown = [];
+    this.files = [];
+    this.mention = undefined;
     this.box.classList.add('hidden');
     this.box.replaceChildren();
   }
 
   private update(): void {
     const v = this.input.value;
+    const m = mentionAt(v, this.input.selectionStart ?? v.length);
+    if (m) {
+      this.shown = [];
+      this.mention = m;
+      this.searchFiles(m.query);
+      return;
+    }
     if (!v.startsWith('/')) return this.hide();
     if (!this.commands) {
       if (!this.requested) {
@@ -89,6 +151,29 @@ export class Completions {
   /** Handles a key in the input while the list is open; true when it consumed the key. */
   handleKey(e: KeyboardEvent): boolean {
     if (!this.visible) return false;
+    if (this.mention && this.files.length) {
+      switch (e.key) {
+        case 'ArrowDown':
+          this.active = (this.active + 1) % this.files.length;
+          break;
+        case 'ArrowUp':
+          this.active = (this.active - 1 + this.files.length) % this.files.length;
+          break;
+        case 'Tab':
+        case 'Enter':
+          this.acceptFile(this.active);
+          e.preventDefault();
+          return true;
+        case 'Escape':
+          this.hide();
+          break;
+        default:
+          return false;
+      }
+      e.preventDefault();
+      this.drawFiles();
+      return true;
+    }
     switch (e.key) {
       case 'ArrowDown':
         this.active = (this.active + 1) % this.shown.length;

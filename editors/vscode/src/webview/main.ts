@@ -2,7 +2,7 @@
 // sends the user's input back. Runs in the webview (browser) with no network access.
 import { contextPercent, DisplayModel, isRunning as isRunningIn, touches } from '../displayState';
 import type { FromWebview, PendingUi, ToWebview } from '../messages';
-import type { DisplayOp, DisplayState } from '../protocol';
+import type { ContextItem, DisplayOp, DisplayState } from '../protocol';
 import { renderCards } from './cards';
 import { errorText, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
 import { Completions } from './completions';
@@ -41,7 +41,34 @@ const ui = {
   followup: $('followup') as HTMLButtonElement,
   abort: $('abort') as HTMLButtonElement,
   completions: $('completions'),
+  attachments: $('attachments'),
+  cost: $('cost'),
 };
+
+/** Context attached to the next prompt: selections (Add Selection to pi-lsp) and pasted images. */
+const attached: ContextItem[] = [];
+
+function renderAttached(): void {
+  ui.attachments.replaceChildren(
+    ...attached.map((a, i) => {
+      const label = a.type === 'image' ? `🖼 ${a.mimeType}` : `📎 ${a.path.split('/').pop()}${a.type === 'selection' ? `:${a.range.startLine}-${a.range.endLine}` : ''}`;
+      const chip = document.createElement('span');
+      chip.className = 'chip';
+      chip.textContent = label;
+      const x = document.createElement('button');
+      x.className = 'chip-remove';
+      x.textContent = '×';
+      x.title = 'Remove';
+      x.addEventListener('click', () => {
+        attached.splice(i, 1);
+        renderAttached();
+      });
+      chip.append(x);
+      return chip;
+    }),
+  );
+  ui.attachments.classList.toggle('hidden', attached.length === 0);
+}
 
 const display = new DisplayModel();
 const model = {
@@ -107,10 +134,18 @@ function renderHeader(): void {
   const t = s.tokens;
   ui.contextLabel.textContent = pct === undefined ? '' : `${pct}%`;
   ui.context.title = t?.contextWindow ? `Context: ${t.contextTokens ?? 0} / ${t.contextWindow} tokens${t.compactions ? `, ${t.compactions} compactions` : ''}` : 'Context use';
+  const cost = (t?.cost as { total?: number } | undefined)?.total;
+  const turn = (t?.turnCost as { total?: number } | undefined)?.total;
+  ui.cost.textContent = cost ? formatCost(cost) : '';
+  ui.cost.title = cost ? `Session cost ${formatCost(cost)}${turn ? `, last turn ${formatCost(turn)}` : ''}; ${t?.input ?? 0} tokens in, ${t?.output ?? 0} out` : '';
   const running = isRunning();
   ui.abort.disabled = !running;
   ui.send.textContent = running ? 'Steer' : 'Send';
   document.body.classList.toggle('running', running);
+}
+
+function formatCost(usd: number): string {
+  return usd >= 1 ? `$${usd.toFixed(2)}` : usd >= 0.01 ? `$${usd.toFixed(3)}` : `$${usd.toFixed(4)}`;
 }
 
 function renderTaskList(): void {
@@ -220,6 +255,14 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
     case 'commands':
       completions.setCommands(m.commands);
       break;
+    case 'files':
+      completions.setFiles(m.query, m.files);
+      break;
+    case 'addContext':
+      attached.push(m.item);
+      renderAttached();
+      ui.input.focus();
+      break;
     case 'server':
       ui.banner.textContent = m.message ?? '';
       ui.banner.className = `banner server-${m.status}${m.message && m.status !== 'ready' ? '' : ' hidden'}`;
@@ -240,11 +283,19 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
 });
 
 const completions = new Completions(ui.input, ui.completions, () => post({ type: 'commands' }));
+completions.searchFiles = (query) => post({ type: 'searchFiles', query });
 
 function send(behavior: 'steer' | 'followUp'): void {
   const text = ui.input.value.trim();
   if (!text) return;
-  post({ type: 'send', text, behavior });
+  const context: ContextItem[] = [...attached];
+  for (const p of completions.mentioned) {
+    if (text.includes(`@${p}`)) context.push({ type: 'file', path: p });
+  }
+  completions.mentioned.clear();
+  attached.length = 0;
+  renderAttached();
+  post(context.length ? { type: 'send', text, behavior, context } : { type: 'send', text, behavior });
   ui.input.value = '';
   completions.hide();
   model.localErrors = [];
@@ -270,8 +321,50 @@ ui.abort.addEventListener('click', () => post({ type: 'abort' }));
 ui.mode.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.selectMode' }));
 ui.model.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.selectModel' }));
 ui.thinking.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.thinkingLevel' }));
+// Images pasted or dropped into the input are attached to the next prompt.
+function attachImages(files: FileList | null | undefined): boolean {
+  let any = false;
+  for (const f of Array.from(files ?? [])) {
+    if (!f.type.startsWith('image/')) continue;
+    any = true;
+    const r = new FileReader();
+    r.onload = () => {
+      const data = String(r.result).replace(/^data:[^,]*,/, '');
+      attached.push({ type: 'image', mimeType: f.type, data });
+      renderAttached();
+    };
+    r.readAsDataURL(f);
+  }
+  return any;
+}
+ui.input.addEventListener('paste', (e) => {
+  if (attachImages(e.clipboardData?.files)) e.preventDefault();
+});
+ui.input.addEventListener('drop', (e) => {
+  if (attachImages(e.dataTransfer?.files)) e.preventDefault();
+});
+
 document.addEventListener('click', (e) => {
-  const a = (e.target as Element | null)?.closest?.('a');
+  const t = e.target as Element | null;
+  const file = t?.closest?.('.file-link') as HTMLElement | null;
+  if (file?.dataset.path) {
+    e.preventDefault();
+    e.stopPropagation();
+    const line = Number(file.dataset.line);
+    post(line > 0 ? { type: 'openFile', path: file.dataset.path, line } : { type: 'openFile', path: file.dataset.path });
+    return;
+  }
+  const codeBtn = t?.closest?.('.code-copy, .code-insert') as HTMLElement | null;
+  if (codeBtn) {
+    const code = codeBtn.closest('.code-block')?.querySelector('pre code')?.textContent ?? '';
+    post({ type: codeBtn.classList.contains('code-copy') ? 'copy' : 'insert', text: code });
+    if (codeBtn.classList.contains('code-copy')) {
+      codeBtn.textContent = 'Copied';
+      setTimeout(() => (codeBtn.textContent = 'Copy'), 1500);
+    }
+    return;
+  }
+  const a = t?.closest?.('a');
   if (!a) return;
   e.preventDefault();
   const href = a.getAttribute('href');

@@ -97,6 +97,13 @@ function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
   const icon = el('span', `icon status-${status}`, STATUS_ICON[status] ?? '•');
   const name = el('span', 'tool-name', item.toolName ?? 'tool');
   const subject = el('span', 'tool-subject', toolSubject(item));
+  const filePath = typeof item.path === 'string' && item.path ? item.path : typeof item.args?.path === 'string' ? item.args.path : '';
+  if (filePath && (item.toolName === 'edit' || item.toolName === 'write' || item.toolName === 'read')) {
+    // The path opens the file (the click does not toggle the details).
+    subject.classList.add('file-link');
+    subject.dataset.path = filePath;
+    subject.title = `Open ${filePath}`;
+  }
   const badge = el('span', `badge status-${status}`, STATUS_LABEL[status] ?? status);
   const body: Node[] = [];
   if (item.diff) body.push(renderDiff(item.diff));
@@ -118,15 +125,31 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
   const wrap = el('div', `item kind-${item.kind}`);
   wrap.dataset.id = item.id;
   switch (item.kind) {
-    case 'user':
+    case 'user': {
       wrap.append(el('div', 'user-text', item.text ?? ''));
+      const att = Array.isArray(item.attachments) ? (item.attachments as Array<{ type?: string; path?: string; lines?: string }>) : [];
+      if (att.length) {
+        const row = el('div', 'attachments');
+        for (const a of att) {
+          const chip = el('span', `chip chip-${a.type ?? 'file'}`, `${a.type === 'image' ? '🖼' : '📎'} ${a.path ?? ''}${a.lines ? `:${a.lines}` : ''}`);
+          if (a.type !== 'image' && a.path) {
+            chip.classList.add('file-link');
+            chip.dataset.path = a.path;
+            if (a.lines) chip.dataset.line = a.lines.split('-')[0];
+          }
+          row.append(chip);
+        }
+        wrap.append(row);
+      }
       break;
+    }
     case 'assistant': {
       if (item.thinking) {
         wrap.append(collapsible(`${item.id}:thinking`, open, 'thinking', [el('span', '', 'Thinking')], [el('div', 'thinking-text', item.thinking)]));
       }
       if (item.text) wrap.append(markdown(item.text, 'answer'));
       if (item.streaming) wrap.append(el('span', 'cursor', '▍'));
+      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', '⏹ interrupted'));
       break;
     }
     case 'tool':

@@ -223,6 +223,13 @@ export const workspace = {
     };
   },
   textDocuments: [] as Array<{ uri: Uri; getText(): string }>,
+  fs: {
+    writeFile: async (u: Uri, data: Uint8Array) => {
+      const nodeFs = await import('fs');
+      await nodeFs.promises.mkdir(path.dirname(u.fsPath), { recursive: true });
+      await nodeFs.promises.writeFile(u.fsPath, data);
+    },
+  },
   onDidChangeWorkspaceFolders: foldersEmitter.event,
   onDidChangeConfiguration: configEmitter.event,
 };

@@ -4,9 +4,9 @@ import { renderMarkdown } from '../../src/webview/markdown';
 
 const TAGS = new Set([
   'p', 'em', 'strong', 'code', 'pre', 'a', 'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'blockquote', 'hr', 'br', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span', 's',
+  'blockquote', 'hr', 'br', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'span', 's', 'div', 'button',
 ]);
-const ATTRS = new Set(['href', 'class', 'rel', 'start', 'style', 'title']);
+const ATTRS = new Set(['href', 'class', 'rel', 'start', 'style', 'title', 'data-path', 'data-line']);
 const TAG_RE = /<(\/?)([a-zA-Z0-9]+)((?:\s+[a-zA-Z-]+="[^"<>]*")*)\s*\/?>/y;
 
 /** Checks that every tag in `html` is an allowed element with allowed attributes and safe links. */
@@ -18,19 +18,29 @@ function assertSafe(html: string, src: string): void {
     assert.ok(TAGS.has(m[2].toLowerCase()), `tag <${m[2]}> from ${JSON.stringify(src)}`);
     for (const a of m[3].matchAll(/([a-zA-Z-]+)="([^"]*)"/g)) {
       assert.ok(ATTRS.has(a[1].toLowerCase()), `attribute ${a[1]} from ${JSON.stringify(src)}`);
-      if (a[1] === 'href') assert.match(a[2], /^(https?:|mailto:)/i, `href ${a[2]} from ${JSON.stringify(src)}`);
+      if (a[1] === 'href') assert.match(a[2], /^(https?:|mailto:|#$)/i, `href ${a[2]} from ${JSON.stringify(src)}`);
       if (a[1] === 'style') assert.match(a[2], /^text-align:(left|right|center)$/, `style ${a[2]}`);
     }
   }
 }
 
 describe('renderMarkdown', () => {
+  it('links files: relative links, inline code and path:line in text', () => {
+    const html = renderMarkdown('See [the helper](src/util.ts#L3), `calc.go` and editors/vscode/src/agent.ts:42, not e.g. or 1.5.');
+    assert.match(html, /<a href="#" class="file-link" data-path="src\/util.ts" data-line="3">the helper<\/a>/);
+    assert.match(html, /<a class="file-link" href="#" data-path="calc.go" title="Open calc.go"><code>calc.go<\/code><\/a>/);
+    assert.match(html, /data-path="editors\/vscode\/src\/agent.ts" data-line="42"/);
+    assert.doesNotMatch(html, /data-path="e.g"/);
+    assertSafe(html, 'links');
+  });
+
   it('renders ordinary markdown', () => {
     const html = renderMarkdown('# Title\n\nSome **bold** and `code`.\n\n```go\nfmt.Println("<b>")\n```\n\n- a\n- [link](https://example.com)');
     assert.match(html, /<h1>Title<\/h1>/);
     assert.match(html, /<strong>bold<\/strong>/);
     assert.match(html, /<code>code<\/code>/);
-    assert.match(html, /fmt\.Println\(&quot;&lt;b&gt;&quot;\)/);
+    assert.match(html, /<span class="hljs-string">&quot;&lt;b&gt;&quot;<\/span>/);
+    assert.match(html, /<span class="code-lang">go<\/span><button class="code-copy"/);
     assert.match(html, /<a href="https:\/\/example\.com" class="md-link" rel="noreferrer">link<\/a>/);
     assertSafe(html, 'ordinary');
   });

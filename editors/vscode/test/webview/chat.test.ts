@@ -64,9 +64,9 @@ describe('chat webview', () => {
     assert.equal(await page.textContent('#context-label'), '75%');
     const cases: Array<[string, string]> = [
       ['Approve', 'approve'],
-      ['Decline', 'decline'],
       ['Always this tool', 'alwaysAllowTool'],
       ['Always this category', 'alwaysAllowCategory'],
+      ['Decline…', 'decline'],
     ];
     for (const [label, decision] of cases) {
       await clearPosted(page);
@@ -77,9 +77,15 @@ describe('chat webview', () => {
       assert.match((await card.textContent()) ?? '', /write hello\.txt \(1 line\)/);
       assert.deepEqual(await card.locator('.card-buttons button').allTextContents(), cases.map((c) => c[0]));
       await card.getByRole('button', { name: label, exact: true }).click();
+      if (decision === 'decline') {
+        // The first click asks why; the second sends, with the reason.
+        await card.locator('textarea.decline-reason').fill('not that file');
+        await card.getByRole('button', { name: 'Decline', exact: true }).click();
+      }
       const m = await waitPosted(page, 'approval');
-      assert.deepEqual(m, { type: 'approval', key: 'approval:call_1', decision }, label);
-      assert.equal(await card.locator('button:disabled').count(), 4, 'buttons disabled once answered');
+      const want = decision === 'decline' ? { type: 'approval', key: 'approval:call_1', decision, feedback: 'not that file' } : { type: 'approval', key: 'approval:call_1', decision };
+      assert.deepEqual(m, want, label);
+      assert.equal(await card.locator('.card-buttons button:disabled').count(), 4, 'buttons disabled once answered');
     }
     await send(page, { type: 'pending', items: [] });
     await page.waitForSelector('.approval-card', { state: 'detached' });
@@ -91,7 +97,8 @@ describe('chat webview', () => {
     await page.waitForSelector('.kind-tool details.tool.status-done');
     assert.equal(await tool.evaluate((d) => (d as HTMLDetailsElement).open), false, 'tools start collapsed');
     assert.equal(await page.textContent('.kind-tool .badge'), 'done');
-    await tool.locator('summary').click();
+    // (Left of the path: a click on the path opens the file instead.)
+    await tool.locator('summary').click({ position: { x: 5, y: 5 } });
     assert.equal(await tool.evaluate((d) => (d as HTMLDetailsElement).open), true);
     assert.deepEqual(await page.$$eval('.kind-tool .diff .add', (e) => e.map((x) => x.textContent)), ['+hello world']);
     assert.equal(await page.textContent('.kind-tool pre.output'), 'Wrote 12 bytes to hello.txt');
