@@ -17,8 +17,13 @@ local function arg(o)
 end
 
 cmd('PiChat', function(o)
-  pi().chat(arg(o))
-end, { nargs = '*', desc = 'Open the pi chat (and send the text given)' })
+  local range = o.range > 0 and { vim.api.nvim_get_current_buf(), o.line1, o.line2 } or nil
+  pi().chat(arg(o), range)
+end, { nargs = '*', range = true, desc = 'Open the pi chat (and send the text given); with a range, attach those lines' })
+vim.keymap.set('x', '<Plug>(PiChatSelection)', ':PiChat<CR>', { silent = true, desc = 'pi-lsp: attach the selection to the chat' })
+if vim.fn.hasmapto('<Plug>(PiChatSelection)', 'x') == 0 and vim.fn.maparg('<leader>pc', 'x') == '' then
+  vim.keymap.set('x', '<leader>pc', '<Plug>(PiChatSelection)', { remap = true, desc = 'pi-lsp: attach the selection to the chat' })
+end
 cmd('PiAbort', function()
   pi().abort()
 end, { desc = 'Abort the pi run' })

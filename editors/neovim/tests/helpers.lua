@@ -94,6 +94,8 @@ function H.start(t, script, opts)
     cmd = { bin },
     model = 'fake/fake-model',
     env = { PI_LSP_MODELS = llm.models, PI_LSP_SESSIONS = sessions, HOME = sessions },
+    -- The older specs answer approvals through vim.ui.select; review_spec turns the diff on.
+    review = false,
   }, opts.setup or {}))
   local c = pi.client()
   t.cleanup(function()

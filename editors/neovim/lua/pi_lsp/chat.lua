@@ -100,16 +100,31 @@ function M.send(view, behavior)
   end
   local saved = vim.api.nvim_buf_get_lines(view.ibuf, 0, -1, false)
   vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { '' })
+  local ctx = require('pi_lsp.context').from_text(view.client.cwd, text)
+  vim.list_extend(ctx, view.attached or {})
+  view.attached = nil
   M.prompt(view.client, text, behavior, function(err)
     if err and buf_valid(view.ibuf) and get_input(view) == '' then
       vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, saved)
     end
-  end)
+  end, ctx)
+end
+
+--- Attaches a context item (a selection) to the next prompt sent from the chat.
+function M.attach(client, item)
+  local view = M.ensure(client)
+  view.attached = view.attached or {}
+  table.insert(view.attached, item)
+  vim.notify(string.format('pi-lsp: %s:%d-%d attached to the next prompt', vim.fn.fnamemodify(item.path, ':.'), item.range.startLine, item.range.endLine), vim.log.levels.INFO)
 end
 
 --- Sends `text` as agent/prompt; errors (no model: -32003 with a hint) are reported.
-function M.prompt(client, text, behavior, cb)
-  client:request('agent/prompt', { text = text, streamingBehavior = behavior or 'steer' }, function(err, result)
+function M.prompt(client, text, behavior, cb, context)
+  local params = { text = text, streamingBehavior = behavior or 'steer' }
+  if context and #context > 0 then
+    params.context = context
+  end
+  client:request('agent/prompt', params, function(err, result)
     if err then
       local msg = err.message or vim.inspect(err)
       local hint = type(err.data) == 'table' and err.data.hint
@@ -127,7 +142,15 @@ end
 --- Aborts the run of `client` and drops its pending prompts.
 function M.abort(client)
   require('pi_lsp.prompts').drop(client, 'aborted')
-  client:request('agent/abort', nil)
+  client:request('agent/abort', nil, function(err, r)
+    -- The queued messages the abort dropped go back to the input, after what is there.
+    local drafts = not err and type(r) == 'table' and r.returnedDrafts or nil
+    if type(drafts) == 'table' and #drafts > 0 then
+      local cur = M.input(client)
+      local text = table.concat(drafts, '\n\n')
+      M.set_input(client, cur ~= '' and (cur .. '\n\n' .. text) or text)
+    end
+  end)
 end
 
 local function setup_transcript(view, buf)

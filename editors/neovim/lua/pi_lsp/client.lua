@@ -119,7 +119,7 @@ function Client:initialize_params()
     rootUri = vim.uri_from_fname(self.cwd),
     capabilities = {
       ui = { approvals = true, questions = true, planApproval = true },
-      fs = { readTextFile = true, writeTextFile = false },
+      fs = { readTextFile = true, writeTextFile = self.cfg.editor_writes ~= false },
       harnessEvents = false,
     },
     initializationOptions = opts,
@@ -402,6 +402,9 @@ end
 function Client:on_server_request(method, params)
   if method == 'fs/readTextFile' then
     return read_buffer(type(params) == 'table' and params.path or '')
+  end
+  if method == 'fs/writeTextFile' then
+    return require('pi_lsp.review').write(params)
   end
   local prompts = require('pi_lsp.prompts')
   if not prompts.handles(method) then

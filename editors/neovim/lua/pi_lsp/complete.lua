@@ -48,15 +48,30 @@ local function commands_for(buf)
   return c and c.commands or {}
 end
 
---- 'omnifunc' of the chat input (<C-x><C-o>).
+local function client_for(buf)
+  local ok, cwd = pcall(vim.api.nvim_buf_get_var, buf, 'pi_lsp_cwd')
+  return ok and require('pi_lsp.client').get(cwd, false) or nil
+end
+
+--- 'omnifunc' of the chat input (<C-x><C-o>): /commands on the first word, @files (from
+--- files/search) and #buffers anywhere.
 function M.omnifunc(findstart, base)
   if findstart == 1 then
     local lnum, col = unpack(vim.api.nvim_win_get_cursor(0))
-    local word = M.slash_word(vim.api.nvim_get_current_line(), col, lnum)
+    local line = vim.api.nvim_get_current_line()
+    local sigil, _, start = require('pi_lsp.context').mention_word(line, col)
+    if sigil then
+      return start
+    end
+    local word = M.slash_word(line, col, lnum)
     if not word then
       return -3
     end
     return 0
+  end
+  local sigil = base:sub(1, 1)
+  if sigil == '@' or sigil == '#' then
+    return require('pi_lsp.context').complete(client_for(vim.api.nvim_get_current_buf()), sigil, base:sub(2))
   end
   return M.matches(commands_for(vim.api.nvim_get_current_buf()), base)
 end

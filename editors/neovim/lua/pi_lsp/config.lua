@@ -14,6 +14,10 @@ M.defaults = {
   log_level = nil,
   -- Restart after a crash at most `max` times within `window_ms`.
   restart = { max = 3, window_ms = 60000, delay_ms = 300 },
+  -- Pending edits and writes open as a diff to review hunk by hunk (false: a one-line prompt).
+  review = true,
+  -- Take the agent's writes into loaded buffers (fs/writeTextFile), with undo and no W12.
+  editor_writes = true,
   chat = {
     -- 'right' | 'left' | 'bottom' | 'tab' | 'current'
     position = 'right',

@@ -75,12 +75,21 @@ function M.statusline()
 end
 
 --- Opens the chat; with `text`, sends it too.
-function M.chat(text)
+--- Opens the chat; with `text`, sends it too. `range` {buf, line1, line2} (from
+--- :'<,'>PiChat) attaches that selection: sent with the text, or with the next prompt.
+function M.chat(text, range)
   local c = M.client()
   local chat = require('pi_lsp.chat')
+  local sel = range and require('pi_lsp.context').selection(range[1], range[2], range[3]) or nil
   local view = chat.open(c)
   if text and text ~= '' then
-    chat.prompt(c, text, 'steer')
+    local ctx = require('pi_lsp.context').from_text(c.cwd, text)
+    if sel then
+      table.insert(ctx, 1, sel)
+    end
+    chat.prompt(c, text, 'steer', nil, ctx)
+  elseif sel then
+    chat.attach(c, sel)
   end
   return view
 end

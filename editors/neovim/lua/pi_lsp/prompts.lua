@@ -103,9 +103,21 @@ end
 
 local function ask_approval(entry)
   local p = entry.params
+  local review = require('pi_lsp.review')
+  local cfg = entry.client and entry.client.cfg or {}
+  if cfg.review ~= false and review.reviewable(p) then
+    -- A diff to review, never escaped JSON (see review.lua).
+    return review.open(entry, function(answer)
+      finish(entry, answer)
+    end, function()
+      park(entry)
+    end)
+  end
   local choices = M.approval_choices(p)
   local prompt = string.format('pi-lsp wants to run %s', tostring(p.display or p.toolName or 'a tool'))
-  local args = M.format_args(p.args)
+  -- Edits and writes are named by their display line; their arguments (whole files, escaped
+  -- JSON) are not shown in a one-line prompt.
+  local args = (p.toolName == 'edit' or p.toolName == 'write') and '' or M.format_args(p.args)
   if args ~= '' then
     prompt = prompt .. '  [' .. args .. ']'
   end

@@ -40,10 +40,32 @@ function M.text(st, status, progress)
   if type(t) == 'table' and type(t.contextTokens) == 'number' and type(t.contextWindow) == 'number' and t.contextWindow > 0 then
     parts[#parts + 1] = string.format('ctx %d%%', math.floor(t.contextTokens * 100 / t.contextWindow + 0.5))
   end
+  if type(t) == 'table' and (type(t.input) == 'number' or type(t.output) == 'number') and ((t.input or 0) + (t.output or 0)) > 0 then
+    parts[#parts + 1] = M.tokens(t)
+  end
   if status == 'restarting' then
     parts[#parts + 1] = 'restarting'
   end
   return table.concat(parts, ' · ')
+end
+
+local function short(n)
+  if n >= 1e6 then
+    return string.format('%.1fM', n / 1e6)
+  elseif n >= 1e3 then
+    return string.format('%.1fk', n / 1e3)
+  end
+  return tostring(n)
+end
+
+--- Pure: tokens in/out and the session cost, compact: `↑12.3k ↓1.2k $0.042`.
+function M.tokens(t)
+  local s = string.format('↑%s ↓%s', short(t.input or 0), short(t.output or 0))
+  local cost = type(t.cost) == 'table' and t.cost.total or nil
+  if type(cost) == 'number' and cost > 0 then
+    s = s .. string.format(cost >= 1 and ' $%.2f' or ' $%.3f', cost)
+  end
+  return s
 end
 
 --- The statusline for the client of the current directory ('' when there is none).

@@ -30,6 +30,11 @@ t.test('statusline text: model, mode, running, context %', function()
     phase = 'idle',
   }, 'running'))
   t.eq('pi · Compacting context 40%', s.text({ status = 'idle', phase = 'compaction' }, 'running', { title = 'Compacting context', percentage = 40 }))
+  t.eq('pi · idle · ctx 10% · ↑12.3k ↓800 $0.042', s.text({
+    status = 'idle',
+    phase = 'idle',
+    tokens = { input = 12345, output = 800, contextTokens = 12800, contextWindow = 128000, cost = { total = 0.0421 } },
+  }, 'running'))
   t.eq('pi: starting', s.text(nil, 'starting'))
   t.eq('', s.text(nil, 'stopped'))
 end)

@@ -51,7 +51,7 @@ const attached: ContextItem[] = [];
 function renderAttached(): void {
   ui.attachments.replaceChildren(
     ...attached.map((a, i) => {
-      const label = a.type === 'image' ? `🖼 ${a.mimeType}` : `📎 ${a.path.split('/').pop()}${a.type === 'selection' ? `:${a.range.startLine}-${a.range.endLine}` : ''}`;
+      const label = a.type === 'image' ? `image ${a.mimeType}` : `${a.type === 'selection' ? 'sel' : 'file'} ${a.path.split('/').pop()}${a.type === 'selection' ? `:${a.range.startLine}-${a.range.endLine}` : ''}`;
       const chip = document.createElement('span');
       chip.className = 'chip';
       chip.textContent = label;

@@ -131,7 +131,7 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
       if (att.length) {
         const row = el('div', 'attachments');
         for (const a of att) {
-          const chip = el('span', `chip chip-${a.type ?? 'file'}`, `${a.type === 'image' ? '🖼' : '📎'} ${a.path ?? ''}${a.lines ? `:${a.lines}` : ''}`);
+          const chip = el('span', `chip chip-${a.type ?? 'file'}`, `${a.type === 'image' ? 'image' : a.type === 'selection' ? 'sel' : 'file'} ${a.path ?? ''}${a.lines ? `:${a.lines}` : ''}`);
           if (a.type !== 'image' && a.path) {
             chip.classList.add('file-link');
             chip.dataset.path = a.path;
@@ -149,7 +149,7 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
       }
       if (item.text) wrap.append(markdown(item.text, 'answer'));
       if (item.streaming) wrap.append(el('span', 'cursor', '▍'));
-      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', '⏹ interrupted'));
+      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', 'interrupted by Stop'));
       break;
     }
     case 'tool':

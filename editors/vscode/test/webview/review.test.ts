@@ -117,7 +117,7 @@ describe('chat webview: review, code, links (issue 22)', () => {
     await block.getByRole('button', { name: 'Insert' }).click();
     assert.equal((await waitPosted(page, 'insert')).text, m.text);
     assert.equal(await page.locator('.markdown table td').count(), 4);
-    assert.equal(await page.locator('.kind-assistant .interrupted').textContent(), '⏹ interrupted');
+    assert.equal(await page.locator('.kind-assistant .interrupted').textContent(), 'interrupted by Stop');
     assert.match((await page.textContent('#cost')) ?? '', /^\$0\.028$/);
   });
 

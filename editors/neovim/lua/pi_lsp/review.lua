@@ -1,0 +1,196 @@
+-- Review before apply, and writes through the editor.
+--
+-- A pending edit or write with a preview opens in a new tab as a diff: the file as it is (left,
+-- read-only) against the agent's version (right, editable). In either window:
+--   gr  reject the hunk under the cursor (the right side takes the old lines: :diffget)
+--   ga  accept: the right side, as it is now, is what gets written (only the hunks kept)
+--   gA  accept all of the agent's change, as proposed
+--   gx  decline, with a reason typed in (sent to the model)
+--   q   leave it pending (answer later with :PiPending)
+-- Editing the right side by hand works too; `ga` sends what it holds.
+--
+-- fs/writeTextFile: an edit of a file loaded in a buffer lands in the buffer as one undoable
+-- change (saved when the buffer had no unsaved changes, so there is no W12); other files are
+-- written to the disk.
+local M = {}
+
+--- Whether params (ui/requestApproval) can be reviewed as a diff.
+function M.reviewable(params)
+  local p = type(params) == 'table' and params.preview or nil
+  return type(p) == 'table' and p.cut ~= true and type(p.before) == 'string' and type(p.after) == 'string'
+end
+
+--- Splits text into buffer lines; the second result says the text ended with a newline.
+function M.split(text)
+  local eol = text:sub(-1) == '\n'
+  if eol then
+    text = text:sub(1, -2)
+  end
+  return vim.split(text, '\n', { plain = true }), eol or text == ''
+end
+
+local function join(lines, eol)
+  local s = table.concat(lines, '\n')
+  if eol and not (#lines == 1 and lines[1] == '') then
+    s = s .. '\n'
+  end
+  return s
+end
+
+local function scratch(name, lines, ft, modifiable)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  if ft and ft ~= '' then
+    vim.bo[buf].filetype = ft
+  end
+  vim.bo[buf].modifiable = modifiable
+  vim.bo[buf].modified = false
+  return buf
+end
+
+--- The reply for the right side's lines against the proposal.
+function M.reply_for(after, lines, eol)
+  local text = join(lines, eol)
+  if text == after then
+    return { decision = 'approve' }
+  end
+  return { decision = 'approve', content = text }
+end
+
+--- Opens the review of `entry` (a prompts.lua entry); `finish(answer)` answers, `park()` leaves
+--- it pending. Returns the state (buffers, tab) for tests.
+function M.open(entry, finish, park)
+  local p = entry.params.preview
+  local name = vim.fn.fnamemodify(p.path, ':t')
+  local ft = ''
+  if vim.filetype and vim.filetype.match then
+    -- 0.8+ takes {filename = …}; 0.7 takes (name, bufnr).
+    local ok, r = pcall(vim.filetype.match, { filename = p.path })
+    if not ok or type(r) ~= 'string' then
+      ok, r = pcall(vim.filetype.match, p.path, 0)
+    end
+    ft = ok and type(r) == 'string' and r or ''
+  end
+  local before_lines = M.split(p.before)
+  local after_lines, after_eol = M.split(p.after)
+  vim.cmd('stopinsert')
+  vim.cmd('tabnew')
+  local tab = vim.api.nvim_get_current_tabpage()
+  local lwin = vim.api.nvim_get_current_win()
+  local n = (entry.params.toolCallId or tostring(os.time()))
+  local lbuf = scratch('pi-lsp://before/' .. n .. '/' .. name, before_lines, ft, false)
+  vim.api.nvim_win_set_buf(lwin, lbuf)
+  vim.cmd('diffthis')
+  vim.cmd('rightbelow vsplit')
+  local rwin = vim.api.nvim_get_current_win()
+  local rbuf = scratch('pi-lsp://proposed/' .. n .. '/' .. name, after_lines, ft, true)
+  vim.api.nvim_win_set_buf(rwin, rbuf)
+  vim.cmd('diffthis')
+  local st = { tab = tab, lbuf = lbuf, rbuf = rbuf, lwin = lwin, rwin = rwin, entry = entry }
+  local function close()
+    if vim.api.nvim_tabpage_is_valid(tab) then
+      for _, b in ipairs({ lbuf, rbuf }) do
+        if vim.api.nvim_buf_is_valid(b) then
+          vim.bo[b].modified = false
+          pcall(vim.api.nvim_buf_delete, b, { force = true })
+        end
+      end
+    end
+  end
+  entry.close = close
+  st.accept = function()
+    finish(M.reply_for(p.after, vim.api.nvim_buf_get_lines(rbuf, 0, -1, false), after_eol))
+  end
+  st.accept_all = function()
+    finish({ decision = 'approve' })
+  end
+  st.reject_hunk = function()
+    local cur = vim.api.nvim_get_current_win()
+    if cur ~= rwin and cur ~= lwin then
+      return
+    end
+    local line = vim.api.nvim_win_get_cursor(cur)[1]
+    vim.api.nvim_set_current_win(rwin)
+    if cur == lwin then
+      -- The same place on the right: diff mode keeps the windows' cursors bound (scrollbind).
+      pcall(vim.api.nvim_win_set_cursor, rwin, { math.min(line, vim.api.nvim_buf_line_count(rbuf)), 0 })
+    end
+    vim.cmd('diffget')
+    vim.cmd('diffupdate')
+  end
+  st.decline = function(reason)
+    local function send(text)
+      if text == nil then
+        return
+      end
+      local a = { decision = 'decline' }
+      if vim.trim(text) ~= '' then
+        a.feedback = vim.trim(text)
+      end
+      finish(a)
+    end
+    if reason ~= nil then
+      return send(reason)
+    end
+    vim.ui.input({ prompt = 'Decline — why? (sent to the agent) ' }, send)
+  end
+  st.park = function()
+    close()
+    park()
+  end
+  for _, b in ipairs({ lbuf, rbuf }) do
+    local o = { buffer = b, nowait = true, silent = true }
+    vim.keymap.set('n', 'ga', st.accept, vim.tbl_extend('force', o, { desc = 'pi-lsp: accept the right side' }))
+    vim.keymap.set('n', 'gA', st.accept_all, vim.tbl_extend('force', o, { desc = 'pi-lsp: accept all as proposed' }))
+    vim.keymap.set('n', 'gr', st.reject_hunk, vim.tbl_extend('force', o, { desc = 'pi-lsp: reject this hunk' }))
+    vim.keymap.set('n', 'gx', function()
+      st.decline()
+    end, vim.tbl_extend('force', o, { desc = 'pi-lsp: decline with a reason' }))
+    vim.keymap.set('n', 'q', st.park, vim.tbl_extend('force', o, { desc = 'pi-lsp: leave pending' }))
+  end
+  vim.api.nvim_echo({
+    { string.format('pi-lsp: %s — ', entry.params.display or name), 'Title' },
+    { 'gr reject hunk · ga accept (kept hunks) · gA accept all · gx decline with reason · q later', 'Comment' },
+  }, false, {})
+  M.current = st
+  return st
+end
+
+--- fs/writeTextFile {path, text}: into the loaded buffer (undoable), else to the disk.
+function M.write(params)
+  local path = type(params) == 'table' and params.path or nil
+  local text = type(params) == 'table' and params.text or nil
+  if type(path) ~= 'string' or type(text) ~= 'string' then
+    return nil, { code = -32602, message = 'fs/writeTextFile needs path and text' }
+  end
+  local buf = vim.fn.bufnr(path)
+  if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
+    local was_modified = vim.bo[buf].modified
+    local lines, eol = M.split(text)
+    local cur = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    if not vim.deep_equal(cur, lines) then
+      vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    end
+    if not eol then
+      vim.bo[buf].eol, vim.bo[buf].fixeol = false, false
+    end
+    if not was_modified then
+      vim.api.nvim_buf_call(buf, function()
+        vim.cmd('silent noautocmd write!')
+      end)
+    end
+    return vim.NIL
+  end
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+  local f, err = io.open(path, 'wb')
+  if not f then
+    return nil, { code = -32603, message = 'cannot write ' .. path .. ': ' .. tostring(err) }
+  end
+  f:write(text)
+  f:close()
+  return vim.NIL
+end
+
+return M
