@@ -20,6 +20,8 @@ const VSIX = path.join(ROOT, 'pi-lsp.vsix');
 const OUTPUT = path.join(ROOT, 'test-output');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
+const REVIEW_BEFORE = `first old\n${'unchanged\n'.repeat(10)}second old\n`;
+
 const GREETING = 'Hello from the fake model! This answer is streamed into the pi-lsp chat view, a few words at a time.';
 
 function freePort(): Promise<number> {
@@ -72,12 +74,15 @@ describe('pi-lsp in code-server', () => {
     for (const d of [workspace, home, userData, extensions, sessions, path.join(userData, 'User'), OUTPUT]) fs.mkdirSync(d, { recursive: true });
     fs.rmSync(path.join(OUTPUT, 'e2e-failure.png'), { force: true });
     fs.writeFileSync(path.join(workspace, 'README.md'), '# e2e project\n');
+    fs.writeFileSync(path.join(workspace, 'review.txt'), REVIEW_BEFORE);
 
     llm = await startFakeLlm(tmp, [
       // ~2.5 s of streaming: the server batches display changes (250 ms debounce, 500 ms cap).
       { text: GREETING, chunkSize: 6, chunkDelayMs: 150 },
       { toolCalls: [{ id: 'call_e2e', name: 'write', arguments: { path: 'e2e.txt', content: 'written by pi-lsp from code-server\n' } }] },
       { text: 'I wrote **e2e.txt** for you.' },
+      { toolCalls: [{ id: 'call_review', name: 'edit', arguments: { path: 'review.txt', edits: [{ oldText: 'first old', newText: 'first new' }, { oldText: 'second old', newText: 'second new' }] } }] },
+      { text: 'Applied the hunk you kept.' },
     ]);
 
     fs.writeFileSync(
@@ -224,6 +229,27 @@ describe('pi-lsp in code-server', () => {
     // the Session tree refreshes shortly after the run ends
     await page.locator('.monaco-list-row', { hasText: 'I wrote' }).first().waitFor({ timeout: 10000 }).catch(() => undefined);
     await page.screenshot({ path: path.join(OUTPUT, 'e2e-workbench.png') });
+  });
+
+  it('opens a pending edit in the diff editor: one hunk rejected, the other accepted', async () => {
+    const target = path.join(workspace, 'review.txt');
+    await chat.locator('#input').fill('edit review.txt please');
+    await chat.locator('#input').press('Enter');
+    const diff = page.locator('.monaco-diff-editor');
+    await diff.waitFor({ timeout: 30000 });
+    const modified = diff.locator('.editor.modified');
+    await modified.locator('.view-line', { hasText: 'second new' }).waitFor({ timeout: 30000 });
+    await page.screenshot({ path: path.join(OUTPUT, 'e2e-review.png') });
+    // Reject the second hunk: put its line back as it was on the right-hand side.
+    await modified.locator('.view-line', { hasText: 'second new' }).click();
+    await page.keyboard.press('Home');
+    await page.keyboard.press('Shift+End');
+    await page.keyboard.type('second old');
+    await modified.locator('.view-line', { hasText: 'second old' }).waitFor({ timeout: 10000 });
+    await page.getByRole('button', { name: 'Accept Change' }).first().click();
+    await chat.locator('.kind-assistant .answer', { hasText: 'Applied the hunk you kept.' }).waitFor({ timeout: 30000 });
+    assert.equal(fs.readFileSync(target, 'utf8'), REVIEW_BEFORE.replace('first old', 'first new'));
+    await page.screenshot({ path: path.join(OUTPUT, 'e2e-review-done.png') });
   });
 
   it('shows model · mode · context in the status bar', async () => {
