@@ -151,6 +151,20 @@ function M.thinking(client, level)
         return report('thinking/set', err)
       end
       info('thinking ' .. tostring(r.thinkingLevel))
+      if l == 'off' then
+        return
+      end
+      -- The level is kept, but a model without reasoning ignores it: say so.
+      client:request('model/list', {}, function(lerr, list)
+        if lerr or type(list) ~= 'table' then
+          return
+        end
+        for _, m in ipairs(list.models or {}) do
+          if (m.provider .. '/' .. m.id) == list.current and m.reasoning ~= true then
+            vim.notify(string.format('pi-lsp: %s does not reason; thinking %s has no effect with it', list.current, l), vim.log.levels.WARN)
+          end
+        end
+      end)
     end)
   end
   if level and level ~= '' then

@@ -39,6 +39,10 @@ t.test(':PiModel, :PiMode, :PiThinking change the state', function()
   t.wait(function()
     return c:display().thinkingLevel == 'high'
   end, 5000, 'thinking level')
+  -- The fake model has no reasoning: the plugin says the level has no effect.
+  t.wait(function()
+    return t.notified('does not reason')
+  end, 5000, 'the no-reasoning warning')
   vim.cmd('PiMode')
   t.wait(function()
     return type(c:display().mode) == 'table' and c:display().mode.id == 'plan'
