@@ -23,13 +23,15 @@ end
 
 --- One line describing a session of `session/list`.
 function M.session_label(s)
-  local title = present(s.name) and s.name or (present(s.firstMessage) and s.firstMessage or '(empty)')
+  local title = present(s.title) and s.title or present(s.name) and s.name or (present(s.firstMessage) and s.firstMessage or '(empty)')
   title = tostring(title):gsub('[\r\n]+', ' ')
   if #title > 70 then
     title = title:sub(1, 67) .. '...'
   end
   local when = tostring(s.modified or s.created or ''):gsub('T', ' '):gsub('%..*$', ''):gsub('Z$', '')
-  return string.format('%s  %s  (%s entries)', when, title, tostring(s.entryCount or '?'))
+  -- `*` the current session, `⑂` a fork (session/list's current and fork).
+  local mark = (s.current == true and '* ' or '  ') .. (s.fork == true and '⑂ ' or '')
+  return string.format('%s%s  %s  (%s entries)', mark, when, title, tostring(s.entryCount or '?'))
 end
 
 function M.sessions(client, all)

@@ -64,11 +64,12 @@ end)
 
 t.test('session and model labels', function()
   local p = require('pi_lsp.pickers')
-  t.eq('2026-01-02 10:11:12  fix the test  (12 entries)', p.session_label({
+  t.eq('  2026-01-02 10:11:12  fix the test  (12 entries)', p.session_label({
     firstMessage = 'fix the test',
     modified = '2026-01-02T10:11:12.345Z',
     entryCount = 12,
   }))
-  t.eq('2026-01-02 10:11:12  Refactor  (3 entries)', p.session_label({ name = 'Refactor', modified = '2026-01-02T10:11:12Z', entryCount = 3 }))
+  t.eq('  2026-01-02 10:11:12  Refactor  (3 entries)', p.session_label({ name = 'Refactor', modified = '2026-01-02T10:11:12Z', entryCount = 3 }))
+  t.eq('* ⑂ 2026-01-02 10:11:12  Short title  (3 entries)', p.session_label({ title = 'Short title', current = true, fork = true, modified = '2026-01-02T10:11:12Z', entryCount = 3 }))
   t.eq('fake/m1  M1  128k  (no auth)  (current)', p.model_label({ provider = 'fake', id = 'm1', name = 'M1', contextWindow = 128000, authenticated = false }, 'fake/m1'))
 end)
