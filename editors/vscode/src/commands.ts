@@ -20,12 +20,25 @@ interface Deps {
 }
 
 /** A QuickPick row for a session of session/list. */
+/** "5 min ago", "3 h ago", "2 d ago", else the date. */
+export function relativeTime(iso: string | undefined, now = Date.now()): string {
+  if (!iso) return '';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 60) return 'just now';
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ago`;
+  if (s < 7 * 86400) return `${Math.floor(s / 86400)} d ago`;
+  return new Date(t).toLocaleDateString();
+}
+
 export function sessionPickItem(s: SessionInfo): vscode.QuickPickItem & { session: SessionInfo } {
-  const title = s.name || s.firstMessage || s.id;
-  const when = s.modified ? new Date(s.modified).toLocaleString() : '';
+  const title = s.title || s.name || s.firstMessage || '(empty session)';
+  const marks = `${s.current ? '$(circle-filled) ' : ''}${s.fork ? '$(repo-forked) ' : ''}`;
   return {
-    label: title.split('\n')[0].slice(0, 120),
-    description: when,
+    label: `${marks}${title.split('\n')[0].slice(0, 120)}`,
+    description: [relativeTime(s.modified), s.fork ? 'fork' : '', s.current ? 'current' : ''].filter(Boolean).join(' · '),
     detail: `${s.entryCount ?? 0} entries · ${s.path}`,
     session: s,
   };
@@ -78,6 +91,29 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       const opened = await a.request<{ sessionId: string; path: string }>('session/open', { path: pick.session.path });
       await afterSessionSwitch();
       return opened;
+    }),
+
+    reg('piLsp.renameSession', async () => {
+      const a = manager.current();
+      const name = await vscode.window.showInputBox({ prompt: 'Session name', value: a.display.state.session?.name ?? '' });
+      if (name === undefined) return undefined;
+      return a.request('session/setName', { name });
+    }),
+
+    reg('piLsp.deleteSession', async () => {
+      const a = manager.current();
+      const r = await a.request<{ sessions: SessionInfo[] }>('session/list', { cwd: a.cwd, all: false, includeEmpty: true });
+      const others = (r.sessions ?? []).filter((s) => !s.current);
+      if (!others.length) {
+        void vscode.window.showInformationMessage('pi-lsp: no other session to delete (the current one cannot be).');
+        return undefined;
+      }
+      const pick = await vscode.window.showQuickPick(others.map(sessionPickItem), { title: 'Delete pi-lsp session', placeHolder: 'Pick a session to delete' });
+      if (!pick) return undefined;
+      const ok = await vscode.window.showWarningMessage(`Delete the session "${pick.label}"? Its file is removed.`, { modal: true }, 'Delete');
+      if (ok !== 'Delete') return undefined;
+      await vscode.workspace.fs.delete(vscode.Uri.file(pick.session.path));
+      return pick.session.path;
     }),
 
     reg('piLsp.selectModel', async () => {

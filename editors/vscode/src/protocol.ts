@@ -156,6 +156,10 @@ export interface SessionInfo {
   modified?: string;
   entryCount?: number;
   parentSession?: string;
+  /** session/list: a short title (the name, else the first prompt's first line). */
+  title?: string;
+  fork?: boolean;
+  current?: boolean;
 }
 
 export interface TreeNode {
