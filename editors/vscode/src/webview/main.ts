@@ -153,6 +153,12 @@ function renderTaskList(): void {
   renderTasks(ui.tasks, tasks);
   ui.tasksPanel.classList.toggle('hidden', tasks.length === 0);
   const done = tasks.filter((t) => t.status === 'completed').length;
+  // A finished list unpins itself: it folds to its header (and opens again when work starts).
+  const finished = tasks.length > 0 && done === tasks.length;
+  if (finished !== ui.tasksPanel.classList.contains('finished')) {
+    ui.tasksPanel.classList.toggle('finished', finished);
+    (ui.tasksPanel as HTMLDetailsElement).open = !finished;
+  }
   ui.tasksCount.textContent = tasks.length ? `${done}/${tasks.length}` : '';
 }
 
