@@ -28,6 +28,33 @@ end
 ---@param opts table {width=, height=, enter=bool, title=}
 function M.float(buf, lines, opts)
   opts = opts or {}
+  local cfg = M.float_config(lines, opts)
+  if opts.enter ~= false then
+    -- A float opened from Insert mode must not take what is typed next.
+    vim.cmd('stopinsert')
+  end
+  local win = vim.api.nvim_open_win(buf, opts.enter ~= false, cfg)
+  vim.wo[win].wrap = true
+  vim.wo[win].linebreak = true
+  -- Re-centred and re-sized when the terminal is resized.
+  local group = vim.api.nvim_create_augroup('pi_lsp_float_' .. win, { clear = true })
+  vim.api.nvim_create_autocmd('VimResized', {
+    group = group,
+    callback = function()
+      if not vim.api.nvim_win_is_valid(win) then
+        pcall(vim.api.nvim_del_augroup_by_id, group)
+        return true
+      end
+      local c = M.float_config(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false), opts)
+      c.title, c.title_pos = nil, nil
+      pcall(vim.api.nvim_win_set_config, win, c)
+    end,
+  })
+  return win
+end
+
+--- The window config of a centred float for `lines` in the editor's current size.
+function M.float_config(lines, opts)
   local cols, rows = vim.o.columns, vim.o.lines - vim.o.cmdheight - 2
   local w = opts.width or 0
   if w == 0 then
@@ -51,10 +78,7 @@ function M.float(buf, lines, opts)
     cfg.title = ' ' .. opts.title .. ' '
     cfg.title_pos = 'center'
   end
-  local win = vim.api.nvim_open_win(buf, opts.enter ~= false, cfg)
-  vim.wo[win].wrap = true
-  vim.wo[win].linebreak = true
-  return win
+  return cfg
 end
 
 --- Maps `lhs` (unless false/nil) in `buf` for `modes` to `fn`.

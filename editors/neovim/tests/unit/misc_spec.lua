@@ -73,3 +73,22 @@ t.test('session and model labels', function()
   t.eq('* ⑂ 2026-01-02 10:11:12  Short title  (3 entries)', p.session_label({ title = 'Short title', current = true, fork = true, modified = '2026-01-02T10:11:12Z', entryCount = 3 }))
   t.eq('fake/m1  M1  128k  (no auth)  (current)', p.model_label({ provider = 'fake', id = 'm1', name = 'M1', contextWindow = 128000, authenticated = false }, 'fake/m1'))
 end)
+
+t.test('a float leaves Insert mode and follows a resize', function()
+  local util = require('pi_lsp.util')
+  local buf = util.scratch(nil, 'markdown')
+  util.set_lines(buf, { 'one', 'two' })
+  local cols = vim.o.columns
+  local win = util.float(buf, { 'one', 'two' }, { width = 40 })
+  t.ok(vim.api.nvim_win_is_valid(win))
+  local before = vim.api.nvim_win_get_config(win)
+  vim.o.columns = cols + 40
+  vim.cmd('doautocmd VimResized')
+  local after = vim.api.nvim_win_get_config(win)
+  local col = function(c)
+    return type(c.col) == 'table' and c.col[false] or c.col
+  end
+  t.ok(col(after) > col(before), string.format('col %s -> %s', vim.inspect(before.col), vim.inspect(after.col)))
+  vim.o.columns = cols
+  util.close_win(win)
+end)
