@@ -61,6 +61,7 @@ function M.render_view(view)
     end
   end
   util.set_lines(buf, vim.list_slice(lines, first, sn), first - 1, so)
+  require('pi_lsp.markdown').mark_roles(buf, first, sn)
   if vim.api.nvim_get_mode().mode:match('^[iR]') then
     -- Vim does not update folds while in Insert mode (typing in the input): redo them on
     -- InsertLeave.
@@ -228,6 +229,7 @@ local function set_chat_win_options(win)
   vim.wo[win].foldlevel = 0
   vim.wo[win].foldenable = true
   vim.wo[win].fillchars = 'fold: ,eob: '
+  require('pi_lsp.markdown').setup_window(win)
 end
 
 local function find_win(buf)
@@ -258,6 +260,7 @@ function M.ensure(client)
   views[client.cwd] = view
   local short = vim.fn.fnamemodify(client.cwd, ':t')
   view.tbuf = util.scratch('pi://chat/' .. short, 'markdown')
+  require('pi_lsp.markdown').setup_buffer(view.tbuf)
   view.ibuf = util.scratch('pi://input/' .. short, 'markdown')
   setup_transcript(view, view.tbuf)
   setup_input(view, view.ibuf)

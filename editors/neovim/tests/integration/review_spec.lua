@@ -133,3 +133,39 @@ t.test('abort puts the queued messages back into the input', function()
   t.eq('interrupted', H.items(c, 'assistant')[1].status)
   local _ = view
 end)
+
+t.test('the transcript conceals markdown, highlights fenced code and marks role headers', function()
+  local answer = '## Overview\n\nUse **bold** and `code`:\n\n```go\nfunc Add(a, b int) int { return a + b }\n```\n'
+  vim.cmd('syntax on') -- the runner starts with -u NONE
+  t.cleanup(function()
+    vim.cmd('syntax off')
+  end)
+  local c = H.start(t, { { text = answer } })
+  local view = require('pi_lsp').chat('explain')
+  H.wait_answer(t, c, answer)
+  t.wait(function()
+    return vim.tbl_contains(vim.api.nvim_buf_get_lines(view.tbuf, 0, -1, false), '## Overview')
+  end, 5000, 'rendered')
+  local win = H.win_of(view.tbuf)
+  t.eq(2, vim.wo[win].conceallevel)
+  local lines = vim.api.nvim_buf_get_lines(view.tbuf, 0, -1, false)
+  local marked = {}
+  for _, m in ipairs(require('pi_lsp.markdown').roles(view.tbuf)) do
+    marked[#marked + 1] = lines[m[1]]
+  end
+  t.eq({ '## You', '## Assistant' }, marked, 'only the role headers are marked, not ## Overview')
+  local code
+  for i, l in ipairs(lines) do
+    if l:find('^func Add') then
+      code = i
+    end
+  end
+  t.ok(code, 'code line')
+  local names = {}
+  vim.api.nvim_win_call(win, function()
+    for _, id in ipairs(vim.fn.synstack(code, 1)) do
+      names[#names + 1] = vim.fn.synIDattr(id, 'name')
+    end
+  end)
+  t.ok(table.concat(names, ','):find('go', 1, true), 'fenced go syntax: ' .. table.concat(names, ','))
+end)
