@@ -4,7 +4,8 @@ import { contextPercent, DisplayModel, isRunning as isRunningIn, touches } from 
 import type { FromWebview, PendingUi, ToWebview } from '../messages';
 import type { ContextItem, DisplayOp, DisplayState } from '../protocol';
 import { renderCards } from './cards';
-import { errorText, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
+import { errorText, renderFilesChanged, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
+import type { DisplayItem } from '../protocol';
 import { Completions } from './completions';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -95,7 +96,27 @@ function scrollDown(): void {
 
 function renderTranscript(): void {
   const items = model.state.items ?? [];
-  ui.transcript.replaceChildren(...items.map((it) => renderItem(it, model.open)));
+  // After each finished turn (the next user message, or the end of the run), the files its
+  // edits and writes changed, with their diffs.
+  const nodes: Node[] = [];
+  let files = new Map<string, DisplayItem[]>();
+  let turn = 0;
+  const flush = () => {
+    if (files.size) nodes.push(renderFilesChanged(files, `turn${turn}:files`, model.open));
+    files = new Map();
+  };
+  for (const it of items) {
+    if (it.kind === 'user') {
+      flush();
+      turn++;
+    }
+    nodes.push(renderItem(it, model.open));
+    if (it.kind === 'tool' && it.diff && it.path && !it.isError && (it.toolName === 'edit' || it.toolName === 'write')) {
+      files.set(it.path, [...(files.get(it.path) ?? []), it]);
+    }
+  }
+  if (!isRunning()) flush();
+  ui.transcript.replaceChildren(...nodes);
   if (items.length === 0) ui.transcript.append(emptyHint());
 }
 
@@ -214,9 +235,12 @@ function renderOps(ops: DisplayOp[]): void {
       continue;
     }
     const [top, idx] = op.path;
+    // A run's end or a new turn places a "files changed" summary: redraw all.
+    if (top === 'status') full = true;
     if (top === 'items') {
       if (op.path.length === 1) {
-        if (op.op === 'push') dirtyItems.add((model.state.items?.length ?? 1) - 1);
+        if (op.op === 'push' && (op.value as DisplayItem | undefined)?.kind === 'user') full = true;
+        else if (op.op === 'push') dirtyItems.add((model.state.items?.length ?? 1) - 1);
         else full = true;
       } else if (typeof idx === 'number') {
         if (op.op === 'delete' && op.path.length === 2) full = true;

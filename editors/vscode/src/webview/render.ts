@@ -177,6 +177,23 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
   return wrap;
 }
 
+/** A turn's "files changed" summary: each file once (a link), with its diffs folded. */
+export function renderFilesChanged(files: Map<string, DisplayItem[]>, key: string, open: OpenSet): HTMLElement {
+  const rows: Node[] = [];
+  for (const [p, tools] of files) {
+    const link = el('span', 'file-link', p.split('/').slice(-2).join('/'));
+    link.dataset.path = p;
+    link.title = `Open ${p}`;
+    const adds = tools.reduce((n, t) => n + (t.diff ?? '').split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).length, 0);
+    const dels = tools.reduce((n, t) => n + (t.diff ?? '').split('\n').filter((l) => l.startsWith('-') && !l.startsWith('---')).length, 0);
+    rows.push(
+      collapsible(`${key}:${p}`, open, 'turn-file', [link, el('span', 'diffstat', ` +${adds} −${dels}`)], tools.map((t) => renderDiff(t.diff ?? ''))),
+    );
+  }
+  const n = files.size;
+  return collapsible(key, open, 'turn-files', [el('span', '', `${n} file${n === 1 ? '' : 's'} changed`)], rows);
+}
+
 const TASK_ICON: Record<string, string> = { pending: '○', in_progress: '◐', completed: '●' };
 
 export function renderTasks(list: HTMLElement, tasks: Task[]): void {

@@ -117,6 +117,9 @@ describe('chat webview: review, code, links (issue 22)', () => {
     await block.getByRole('button', { name: 'Insert' }).click();
     assert.equal((await waitPosted(page, 'insert')).text, m.text);
     assert.equal(await page.locator('.markdown table td').count(), 4);
+    // The turn's files-changed summary: one file, +2 −2, its link opens it.
+    assert.equal(await page.locator('.turn-files > summary').textContent(), '1 file changed');
+    assert.match((await page.locator('.turn-file > summary').textContent()) ?? '', /proj\/calc\.go \+2 −2/);
     assert.equal(await page.locator('.kind-assistant .interrupted').textContent(), 'interrupted by Stop');
     assert.match((await page.textContent('#cost')) ?? '', /^\$0\.028$/);
   });
