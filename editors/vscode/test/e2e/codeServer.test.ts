@@ -223,7 +223,8 @@ describe('pi-lsp in code-server', () => {
     await chat.locator('.kind-tool .badge', { hasText: 'done' }).waitFor({ timeout: 30000 });
     assert.equal(fs.readFileSync(target, 'utf8'), 'written by pi-lsp from code-server\n');
     await chat.locator('.kind-assistant .answer', { hasText: 'I wrote e2e.txt for you.' }).waitFor({ timeout: 30000 });
-    await chat.locator('.kind-tool summary').first().click();
+    // Left of the path (a click on the path opens the file instead of unfolding the tool).
+    await chat.locator('.kind-tool summary').first().click({ position: { x: 5, y: 5 } });
     await chat.locator('.kind-tool .diff .add').first().waitFor({ timeout: 10000 });
     await chat.locator('#transcript').evaluate((t) => (t.scrollTop = t.scrollHeight));
     // the Session tree refreshes shortly after the run ends
