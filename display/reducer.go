@@ -46,6 +46,8 @@ type Reducer struct {
 	open   int                   // item made by the last non-assistant message_start, or -1
 	tools  map[string]*toolTrack // by tool call id
 	files  map[string]bool       // modifiedFiles membership
+	// children follows subagents by the parent's tool call id (child.go).
+	children map[string]*childTrack
 
 	scheds []*Scheduler
 	ops    []rop // ops of the Apply in progress (scratch, reused)
@@ -87,6 +89,7 @@ func (r *Reducer) resetTracking() {
 	r.open = -1
 	r.tools = map[string]*toolTrack{}
 	r.files = map[string]bool{}
+	r.children = nil
 }
 
 // State returns a deep copy of the current state.
@@ -196,6 +199,8 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 	case harness.EvToolEnd:
 		r.toolEnd(ev)
 		return true
+	case harness.EvSubagentStart, harness.EvSubagentEvent, harness.EvSubagentEnd:
+		return r.subagentEvent(ev)
 	case harness.EvApproval, harness.EvApprovalDone, harness.EvQuestion, harness.EvQuestionDone,
 		harness.EvPlan, harness.EvPlanDone:
 		r.pendingEvent(ev)
@@ -277,6 +282,12 @@ func (r *Reducer) setStatus(s string) {
 // endRun settles everything a finished (or aborted) run left open.
 func (r *Reducer) endRun() {
 	r.finishLive(nil)
+	for _, ct := range r.children {
+		if c := r.st.Items[ct.parent.idx].Child; c != nil && c.Status == ChildRunning {
+			c.Status = ChildAborted
+			r.set(r.childPath(ct, "status"), ChildAborted)
+		}
+	}
 	for _, t := range r.tools {
 		switch r.st.Items[t.idx].Status {
 		case ToolPending, ToolAwaitingApproval, ToolRunning:
