@@ -164,13 +164,15 @@ func (h *Harness) runSubagent(ctx context.Context, req tools.SubagentRequest) (t
 		}
 		return tools.SubagentResult{}, fmt.Errorf("unknown agent %q. %s", name, availableAgents(agents))
 	}
-	sem := h.subagentSem()
-	select {
-	case sem <- struct{}{}:
-	case <-ctx.Done():
-		return tools.SubagentResult{}, errors.New("aborted before the subagent started")
+	if held, _ := ctx.Value(slotHeld{}).(bool); !held {
+		sem := h.subagentSem()
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return tools.SubagentResult{}, errors.New("aborted before the subagent started")
+		}
+		defer func() { <-sem }()
 	}
-	defer func() { <-sem }()
 
 	c, notices, err := h.newChild(ctx, req, def)
 	if err != nil {

@@ -26,6 +26,9 @@ func subagentRun(calls []llm.ContentBlock, byName map[string]tools.Tool) int {
 	return n
 }
 
+// slotHeld marks a context whose subagent call holds its slot already.
+type slotHeld struct{}
+
 // executeConcurrent runs calls (all subagent calls) at once and records
 // each result as it comes in; it returns when every call has its result.
 func (h *Harness) executeConcurrent(ctx context.Context, x *host, byName map[string]tools.Tool, calls []llm.ContentBlock) bool {
@@ -33,6 +36,7 @@ func (h *Harness) executeConcurrent(ctx context.Context, x *host, byName map[str
 		wg   sync.WaitGroup
 		mu   sync.Mutex // one result recorded at a time
 		term bool
+		sem  = h.subagentSem()
 	)
 	for _, c := range calls {
 		if ctx.Err() != nil {
@@ -48,10 +52,18 @@ func (h *Harness) executeConcurrent(ctx context.Context, x *host, byName map[str
 			safeArgs = call.Args
 		}
 		h.emit(Event{Type: EvToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: safeArgs})
+		// Slots are taken in call order: past the cap, the later calls wait.
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			h.recordToolResult(context.Background(), c, cancelledResult(llm.StopAborted))
+			continue
+		}
 		wg.Add(1)
 		go func(c llm.ContentBlock, call tools.Call) {
 			defer wg.Done()
-			res, t := h.runOneTool(ctx, x, byName, call)
+			defer func() { <-sem }()
+			res, t := h.runOneTool(context.WithValue(ctx, slotHeld{}, true), x, byName, call)
 			mu.Lock()
 			defer mu.Unlock()
 			term = term || t
