@@ -479,11 +479,21 @@ func TestSubagentApprovalCarriesTheChildAndDisplayStreamsIt(t *testing.T) {
 	})
 	// The stream of the child's answer went out as appends, coalesced as the parent's.
 	appends := 0
+	var frames []json.RawMessage
 	for _, n := range s.Notifications("display/state") {
-		appends += strings.Count(string(n.Params), `["a",["items",`)
+		appends += strings.Count(string(n.Params), `"child","items",`)
+		frames = append(frames, n.Params)
 	}
 	if appends == 0 {
-		t.Fatal("no append ops on the wire")
+		t.Fatal("no op on the child's items on the wire")
+	}
+	// PI_LSP_RECORD_FRAMES=file records the frames: the editors' tests of the
+	// nested rendering replay them (editors/vscode/test/fixtures/subagent-frames.json).
+	if out := os.Getenv("PI_LSP_RECORD_FRAMES"); out != "" {
+		b, _ := json.MarshalIndent(frames, "", " ")
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
