@@ -465,10 +465,6 @@ func TestSubagentApprovalCarriesTheChildAndDisplayStreamsIt(t *testing.T) {
 				continue
 			}
 			c := it.Child
-			var kinds []string
-			for _, ci := range c.Items {
-				kinds = append(kinds, ci.Kind)
-			}
 			ok := len(c.Items) == 4 && c.Items[0].Kind == "user" && c.Items[1].Text == "Writing now." &&
 				c.Items[2].ToolName == "write" && c.Items[2].Status == "done" &&
 				c.Items[3].Text == "CHILD-STREAMED-TEXT: child.txt is written." && !c.Items[3].Streaming
