@@ -502,9 +502,16 @@ func TestSubagentDefinitionsListedAndErrorsNameTheAgents(t *testing.T) {
 			subagentCall("u2", map[string]any{"agent": "broken", "task": "x"}),
 		}},
 		{Match: "failed validation", Text: "gave up"},
+		{Match: "models please", ToolCalls: []llmtest.ToolCall{
+			subagentCall("m1", map[string]any{"agent": "docs", "task": "DOCS-TASK"}),
+			subagentCall("m2", map[string]any{"agent": "explore", "task": "M2-TASK", "model": "fake/m2"}),
+		}},
+		{Match: "DOCS-TASK", Text: "docs answer"},
+		{Match: "M2-TASK", Text: "m2 answer"},
+		{Match: "m2 answer", Text: "both answered"},
 	})
 	writeFile(t, filepath.Join(e.workspace, ".pi", "agents", "broken.md"), "---\nname: broken\n---\n\nno description\n")
-	writeFile(t, filepath.Join(e.workspace, ".pi", "agents", "docs.md"), "---\nname: docs\ndescription: Writes docs.\ntools: [read, write, teleport]\n---\n\nYou write documentation.\n")
+	writeFile(t, filepath.Join(e.workspace, ".pi", "agents", "docs.md"), "---\nname: docs\ndescription: Writes docs.\ntools: [read, write, teleport]\nmodel: nowhere/missing\n---\n\nYou write documentation.\n")
 	writeFile(t, filepath.Join(e.workspace, ".claude", "agents", "docs.md"), "---\nname: docs\ndescription: Claude's docs writer.\n---\n\nClaude prompt.\n")
 	writeFile(t, filepath.Join(e.workspace, ".claude", "agents", "claude-rev.md"),
 		"---\nname: claude-rev\ndescription: Claude Code reviewer.\ntools: Read, Grep, Glob, Bash, WebFetch\nmodel: opus\n---\n\nReview it.\n")
@@ -558,6 +565,22 @@ func TestSubagentDefinitionsListedAndErrorsNameTheAgents(t *testing.T) {
 	if text := resultText(u2); u2["isError"] != true || !strings.Contains(text, `agent "broken"`) || !strings.Contains(text, "description is required") ||
 		!strings.Contains(text, "Available agents:") {
 		t.Fatalf("broken agent: %q", text)
+	}
+	// An unknown model falls back to the parent's with a note; the model param overrides.
+	s.prompt("models please")
+	s.waitIdle()
+	entries = s.entries()
+	if text := resultText(toolResult(t, entries, "m1")); !strings.HasPrefix(text, "docs answer") ||
+		!strings.Contains(text, `[note: model "nowhere/missing" is unknown`) || !strings.Contains(text, "the subagent runs on fake/m1") {
+		t.Fatalf("unknown model: %q", text)
+	}
+	docsReq := logWith(e.llm.Log(), "DOCS-TASK")[0]
+	m2Req := logWith(e.llm.Log(), "M2-TASK")[0]
+	if !bytes.Contains(docsReq.Body, []byte(`"model":"m1"`)) || !bytes.Contains(m2Req.Body, []byte(`"model":"m2"`)) {
+		t.Fatalf("children's models: docs %s…, explore %s…", docsReq.Body[:80], m2Req.Body[:80])
+	}
+	if got := toolNames(t, decodeWire(t, docsReq.Body)); !slices.Equal(got, []string{"read", "write"}) {
+		t.Fatalf("docs offers %v", got)
 	}
 	// The definitions are listed in the parent's system prompt.
 	first := string(e.llm.Requests()[0])
