@@ -57,6 +57,33 @@ type childTrack struct {
 	live   int            // index of the streaming assistant item, or -1
 	tools  map[string]int // child tool call id -> item index
 	n      int            // item ids handed out
+	// The streamed item's text lives in byte builders, as the parent's
+	// (a chunk costs an append); syncLive brings the item up to date.
+	text, thinking   []byte
+	synced           bool
+	textPath, thPath []any
+}
+
+// syncChildren brings the children's streamed items up to date. The caller
+// holds mu.
+func (r *Reducer) syncChildren() {
+	for _, ct := range r.children {
+		if ct.live < 0 || ct.synced {
+			continue
+		}
+		if c := r.st.Items[ct.parent.idx].Child; c != nil && ct.live < len(c.Items) {
+			c.Items[ct.live].Text = string(ct.text)
+			c.Items[ct.live].Thinking = string(ct.thinking)
+		}
+		ct.synced = true
+	}
+}
+
+// startChildLive pushes the child's streaming assistant item.
+func (r *Reducer) startChildLive(ct *childTrack, c *Child) {
+	ct.live = r.childPush(ct, c, Item{Kind: KindAssistant, Streaming: true})
+	ct.text, ct.thinking, ct.synced = ct.text[:0], ct.thinking[:0], true
+	ct.textPath, ct.thPath = r.childPath(ct, "items", ct.live, "text"), r.childPath(ct, "items", ct.live, "thinking")
 }
 
 func (r *Reducer) childOf(ev harness.Event) (*childTrack, *Child) {
@@ -137,22 +164,22 @@ func (r *Reducer) childFold(ct *childTrack, c *Child, ev harness.Event) (urgent 
 	case harness.EvMessageStart:
 		if m := ev.Message; m != nil && m.Role == llm.RoleAssistant {
 			r.childFinishLive(ct, c, nil)
-			ct.live = r.childPush(ct, c, Item{Kind: KindAssistant, Streaming: true})
+			r.startChildLive(ct, c)
 		}
 	case harness.EvMessageUpdate:
 		if ev.Delta == "" || (ev.DeltaKind != DeltaText && ev.DeltaKind != DeltaThinking) {
 			return false
 		}
 		if ct.live < 0 {
-			ct.live = r.childPush(ct, c, Item{Kind: KindAssistant, Streaming: true})
+			r.startChildLive(ct, c)
 		}
-		it := &c.Items[ct.live]
+		ct.synced = false
 		if ev.DeltaKind == DeltaText {
-			it.Text += ev.Delta
-			r.appendStr(r.childPath(ct, "items", ct.live, "text"), ev.Delta)
+			ct.text = append(ct.text, ev.Delta...)
+			r.appendStr(ct.textPath, ev.Delta)
 		} else {
-			it.Thinking += ev.Delta
-			r.appendStr(r.childPath(ct, "items", ct.live, "thinking"), ev.Delta)
+			ct.thinking = append(ct.thinking, ev.Delta...)
+			r.appendStr(ct.thPath, ev.Delta)
 		}
 	case harness.EvMessageEnd:
 		m := ev.Message
@@ -260,8 +287,9 @@ func (r *Reducer) childFinishLive(ct *childTrack, c *Child, m *llm.Message) {
 		if text == "" && thinking == "" {
 			return
 		}
-		ct.live = r.childPush(ct, c, Item{Kind: KindAssistant, Streaming: true})
+		r.startChildLive(ct, c)
 	}
+	r.syncChildren()
 	idx := ct.live
 	it := &c.Items[idx]
 	if m != nil {

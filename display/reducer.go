@@ -408,6 +408,7 @@ func path(els ...any) []any { return els }
 
 // syncLive brings the streamed item's strings up to date. The caller holds mu.
 func (r *Reducer) syncLive() {
+	r.syncChildren()
 	l := r.live
 	if l == nil || l.synced {
 		return
