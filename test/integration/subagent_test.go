@@ -252,7 +252,10 @@ func TestSubagentForkRepeatsTheParentsLastRequest(t *testing.T) {
 	e := newEnv(t, []llmtest.Response{
 		{Match: "first message", Text: "Noted."},
 		{Match: "please fork", ToolCalls: []llmtest.ToolCall{subagentCall("f1", map[string]any{"task": "FORK-TASK: summarise", "fork": true})}},
-		{Match: "FORK-TASK", ToolCalls: []llmtest.ToolCall{{ID: "ft1", Name: "task_write", Arguments: `{"tasks":[{"content":"x","status":"pending"}]}`}}},
+		{Match: "FORK-TASK", ToolCalls: []llmtest.ToolCall{
+			{ID: "ft1", Name: "task_write", Arguments: `{"tasks":[{"content":"x","status":"pending"}]}`},
+			subagentCall("ft2", map[string]any{"agent": "explore", "task": "GRANDCHILD-TASK"}),
+		}},
 		{Match: "not available in a forked subagent", Text: "FORK-ANSWER"},
 		{Match: "FORK-ANSWER", Text: "Fork done."},
 	})
@@ -306,8 +309,18 @@ func TestSubagentForkRepeatsTheParentsLastRequest(t *testing.T) {
 	if len(tasks.Tasks) != 0 {
 		t.Fatalf("the fork's task_write reached the parent: %v", tasks.Tasks)
 	}
+	// Depth 1: the fork's subagent call was a stub too; no grandchild asked the model.
+	second := string(logWith(log, "FORK-TASK")[1].Body)
+	if !strings.Contains(second, "task_write: not available in a forked subagent") || !strings.Contains(second, "subagent: not available in a forked subagent") {
+		t.Fatalf("the fork's second request: %s", second)
+	}
+	for _, e := range log {
+		if bytes.Contains(e.Body, []byte("GRANDCHILD-TASK")) && !bytes.Contains(e.Body, []byte("FORK-TASK")) {
+			t.Fatalf("a grandchild ran: %s", e.Body)
+		}
+	}
 	res := toolResult(t, s.entries(), "f1")
-	if text := resultText(res); !strings.HasPrefix(text, "FORK-ANSWER") || !strings.Contains(text, "[forked subagent general: 2 turns, 1 tool call,") {
+	if text := resultText(res); !strings.HasPrefix(text, "FORK-ANSWER") || !strings.Contains(text, "[forked subagent general: 2 turns, 2 tool calls,") {
 		t.Fatalf("fork result: %q", text)
 	}
 	childPath := res["details"].(map[string]any)["session"].(string)
