@@ -21,6 +21,10 @@ const (
 // childKeptOutput bytes, grown by appends up to twice that.
 const childKeptOutput = 2 << 10
 
+// DefaultMaxChildItems bounds a child's items in the display state; the
+// whole transcript is in the child's session file.
+const DefaultMaxChildItems = 100
+
 // Child is a subagent's live activity, on the parent's subagent tool item:
 // its session, agent, status, its own transcript (items of the same shape
 // as the parent's) and its tokens, kept apart from the parent's totals.
@@ -32,7 +36,9 @@ type Child struct {
 	Model     string         `json:"model"`
 	Status    string         `json:"status"`
 	Items     []Item         `json:"items"`
-	Tokens    harness.Tokens `json:"tokens"`
+	// Older counts the items dropped from the front of Items.
+	Older  int            `json:"older"`
+	Tokens harness.Tokens `json:"tokens"`
 }
 
 func (c *Child) clone() *Child {
@@ -145,6 +151,9 @@ func (r *Reducer) subagentEvent(ev harness.Event) (urgent bool) {
 }
 
 func (r *Reducer) childPush(ct *childTrack, c *Child, it Item) int {
+	if len(c.Items) >= r.maxChild {
+		r.dropOlderChildItems(ct, c)
+	}
 	ct.n++
 	if it.ID == "" {
 		it.ID = "s" + strconv.Itoa(ct.n)
@@ -152,6 +161,32 @@ func (r *Reducer) childPush(ct *childTrack, c *Child, it Item) int {
 	c.Items = append(c.Items, it)
 	r.push(r.childPath(ct, "items"), it)
 	return len(c.Items) - 1
+}
+
+// dropOlderChildItems keeps the newer half of the child's items and sends
+// them with one set (an op under the old indices would not fit any more).
+func (r *Reducer) dropOlderChildItems(ct *childTrack, c *Child) {
+	r.syncChildren()
+	drop := len(c.Items) - r.maxChild/2
+	c.Items = append(make([]Item, 0, r.maxChild), c.Items[drop:]...)
+	c.Older += drop
+	for id, idx := range ct.tools {
+		if idx < drop {
+			delete(ct.tools, id)
+		} else {
+			ct.tools[id] = idx - drop
+		}
+	}
+	if ct.live >= 0 {
+		ct.live -= drop
+		if ct.live < 0 {
+			ct.live = -1
+		} else {
+			ct.textPath, ct.thPath = r.childPath(ct, "items", ct.live, "text"), r.childPath(ct, "items", ct.live, "thinking")
+		}
+	}
+	r.set(r.childPath(ct, "items"), append([]Item(nil), c.Items...))
+	r.set(r.childPath(ct, "older"), c.Older)
 }
 
 func (r *Reducer) childSet(ct *childTrack, idx int, field string, v any) {

@@ -141,7 +141,7 @@ func FuzzReducerChildFrames(f *testing.F) {
 		if len(data) > 300 {
 			data = data[:300]
 		}
-		r := display.NewReducer(display.ReducerOptions{})
+		r := display.NewReducer(display.ReducerOptions{MaxChildItems: 6})
 		clk := newFake()
 		c := newClient(t, r, clk)
 		for i, b := range data {
@@ -192,5 +192,26 @@ func childEventFromByte(b byte, n int) harness.Event {
 		return harness.Event{Type: harness.EvSubagentEnd, ToolCallID: parent, Subagent: subRef(parent), Reason: []string{"done", "aborted"}[b&1]}
 	default:
 		return harness.Event{Type: harness.EvToolEnd, ToolCallID: parent, ToolName: "subagent", Output: text}
+	}
+}
+
+func TestChildItemsAreBounded(t *testing.T) {
+	r := display.NewReducer(display.ReducerOptions{MaxChildItems: 4})
+	clk := newFake()
+	c := newClient(t, r, clk)
+	r.Apply(harness.Event{Type: harness.EvToolStart, ToolCallID: "sa1", ToolName: "subagent"})
+	for i := range 7 {
+		id := "t" + strconv.Itoa(i)
+		r.Apply(childEv("sa1", harness.Event{Type: harness.EvToolStart, ToolCallID: id, ToolName: "read"}))
+		r.Apply(childEv("sa1", harness.Event{Type: harness.EvToolEnd, ToolCallID: id, ToolName: "read", Output: id}))
+	}
+	r.Apply(childEv("sa1", harness.Event{Type: harness.EvMessageStart, Message: assistantMsg("")}))
+	r.Apply(childEv("sa1", delta("text", "still streaming")))
+	clk.Advance(time.Second)
+	c.drain()
+	c.check(r)
+	ch := toolItem(r.State(), "sa1").Child
+	if len(ch.Items) > 4 || ch.Older+len(ch.Items) != 8 || ch.Items[len(ch.Items)-1].Text != "still streaming" || ch.Items[0].Output != "t4" {
+		t.Fatalf("bounded child: older %d, items %+v", ch.Older, ch.Items)
 	}
 }

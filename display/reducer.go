@@ -17,6 +17,9 @@ type ReducerOptions struct {
 	// ModeInfo resolves a mode id (from mode_change) to its name and color.
 	// Nil uses DefaultModeInfo.
 	ModeInfo func(id string) Mode
+	// MaxChildItems bounds a subagent's items on its parent's tool item
+	// (0 = DefaultMaxChildItems): past it, the older half is dropped.
+	MaxChildItems int
 }
 
 // DefaultModeInfo knows the harness's built-in modes and titles any other id.
@@ -40,6 +43,7 @@ type Reducer struct {
 	mu       sync.Mutex
 	st       State
 	modeInfo func(string) Mode
+	maxChild int
 
 	nextID int
 	live   *liveItem             // the assistant message being streamed
@@ -76,7 +80,10 @@ type liveItem struct {
 
 // NewReducer returns a Reducer holding an empty idle state.
 func NewReducer(opts ReducerOptions) *Reducer {
-	r := &Reducer{st: NewState(), modeInfo: opts.ModeInfo, open: -1}
+	r := &Reducer{st: NewState(), modeInfo: opts.ModeInfo, open: -1, maxChild: opts.MaxChildItems}
+	if r.maxChild <= 0 {
+		r.maxChild = DefaultMaxChildItems
+	}
 	if r.modeInfo == nil {
 		r.modeInfo = DefaultModeInfo
 	}

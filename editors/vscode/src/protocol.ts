@@ -60,6 +60,8 @@ export interface DisplayChild {
   model?: string;
   status: 'running' | 'done' | 'error' | 'aborted' | string;
   items: DisplayItem[];
+  /** Items dropped from the front of `items` (the state keeps the latest ~100). */
+  older?: number;
   tokens?: { input?: number; output?: number; total?: number; [k: string]: unknown };
 }
 

@@ -87,6 +87,9 @@ function M.child_block(child, add)
   local function body(l)
     add('  │ ' .. l, '1')
   end
+  if type(child.older) == 'number' and child.older > 0 then
+    body(string.format('… %d earlier items (in the session)', child.older))
+  end
   for _, ci in ipairs(type(child.items) == 'table' and child.items or {}) do
     if type(ci) == 'table' then
       if ci.kind == 'user' then

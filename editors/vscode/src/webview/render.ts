@@ -136,6 +136,7 @@ export function renderChild(parent: DisplayItem, child: DisplayChild, open: Open
     el('span', 'child-tokens', tokenText(child.tokens)),
   ];
   const items = el('div', 'child-items');
+  if (Number(child.older) > 0) items.append(el('div', 'child-older', `… ${child.older} earlier items: open the session to see them`));
   for (const ci of child.items ?? []) {
     // Keys are per parent, so two children's open parts never collide.
     const node = renderItem({ ...ci, id: `${parent.id}/${ci.id}`, child: undefined }, open);
