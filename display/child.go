@@ -29,13 +29,13 @@ const DefaultMaxChildItems = 100
 // its session, agent, status, its own transcript (items of the same shape
 // as the parent's) and its tokens, kept apart from the parent's totals.
 type Child struct {
-	Session   string         `json:"session"` // the child's session file
-	SessionID string         `json:"sessionId"`
-	Agent     string         `json:"agent"`
-	Fork      bool           `json:"fork"`
-	Model     string         `json:"model"`
-	Status    string         `json:"status"`
-	Items     []Item         `json:"items"`
+	Session   string `json:"session"` // the child's session file
+	SessionID string `json:"sessionId"`
+	Agent     string `json:"agent"`
+	Fork      bool   `json:"fork"`
+	Model     string `json:"model"`
+	Status    string `json:"status"`
+	Items     []Item `json:"items"`
 	// Older counts the items dropped from the front of Items.
 	Older  int            `json:"older"`
 	Tokens harness.Tokens `json:"tokens"`
