@@ -48,6 +48,9 @@ func ItemsFromMessages(msgs []llm.Message) []Item {
 			if m.IsError {
 				it.Status = ToolError
 			}
+			if it.ToolName == "subagent" {
+				it.Child = childFromDetails(m.Details)
+			}
 			historyDiff(it, m)
 		case llm.RoleBashExecution:
 			it := Item{ID: id(), Kind: KindBash, Command: m.Command}

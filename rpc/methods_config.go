@@ -131,6 +131,9 @@ func (a *agent) registerConfig(s *Server) {
 		}
 		return map[string]any{"commands": cmds}, nil
 	}))
+	s.Register("agents/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		return agentsList(h.Agents(ctx)), nil
+	}))
 	s.Register("tasks/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		t := h.Tasks()
 		if t == nil {

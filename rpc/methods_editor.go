@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"strings"
 
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
@@ -118,7 +120,7 @@ type sessionItem struct {
 func listItems(list []session.Info, includeEmpty bool, current string) []sessionItem {
 	out := []sessionItem{}
 	for _, in := range list {
-		it := sessionItem{Info: in, Title: session.Title(in.Name, in.FirstMessage), Fork: in.ParentSession != "", Current: in.ID == current}
+		it := sessionItem{Info: in, Title: session.Title(in.Name, in.FirstMessage), Fork: in.ParentSession != "" && !strings.Contains(filepath.ToSlash(in.Path), "/subagents/"), Current: in.ID == current}
 		it.Empty = it.Title == ""
 		if it.Empty && !includeEmpty && !it.Current {
 			continue

@@ -57,19 +57,25 @@ func (a *agent) register(s *Server) {
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
 	s.Register("session/list", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Cwd          string `json:"cwd"`
-		All          bool   `json:"all"`
-		IncludeEmpty bool   `json:"includeEmpty"`
+		Cwd              string `json:"cwd"`
+		All              bool   `json:"all"`
+		IncludeSubagents bool   `json:"includeSubagents"`
+		IncludeEmpty     bool   `json:"includeEmpty"`
 	}) (any, error) {
 		var list []session.Info
 		var err error
-		if p.All {
+		cwd := p.Cwd
+		if cwd == "" {
+			cwd = h.Cwd()
+		}
+		switch {
+		case p.All && p.IncludeSubagents:
+			list, err = session.ListAllWithSubagents(ctx, a.opts.SessionsRoot)
+		case p.All:
 			list, err = session.ListAll(ctx, a.opts.SessionsRoot)
-		} else {
-			cwd := p.Cwd
-			if cwd == "" {
-				cwd = h.Cwd()
-			}
+		case p.IncludeSubagents:
+			list, err = session.ListWithSubagents(ctx, a.opts.SessionsRoot, cwd)
+		default:
 			list, err = session.List(ctx, a.opts.SessionsRoot, cwd)
 		}
 		return map[string]any{"sessions": listItems(list, p.IncludeEmpty, h.SessionInfo().ID)}, err

@@ -375,6 +375,12 @@ ui.input.addEventListener('drop', (e) => {
 });
 
 document.addEventListener('click', (e) => {
+  const open = (e.target as Element | null)?.closest?.('button.open-child') as HTMLElement | null;
+  if (open?.dataset.session) {
+    e.preventDefault();
+    post({ type: 'openSession', path: open.dataset.session });
+    return;
+  }
   const t = e.target as Element | null;
   const file = t?.closest?.('.file-link') as HTMLElement | null;
   if (file?.dataset.path) {
