@@ -53,6 +53,7 @@ type agent struct {
 	log  *slog.Logger
 	conn *sdk.AgentSideConnection
 	ctx  context.Context // ends when the connection does
+	wire *wireOrder
 
 	mu       sync.Mutex
 	caps     sdk.ClientCapabilities
@@ -76,17 +77,18 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	}
 	eg := newEgress(out, tools.NewRedactor(o.Environ))
 	pr, pw := io.Pipe()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a := &agent{opts: o, log: o.Logger, ctx: cctx, wire: newWireOrder(), sessions: map[sdk.SessionId]*sess{}}
+	a.conn = sdk.NewAgentSideConnection(a, eg, pr)
+	a.conn.SetLogger(o.Logger)
+	// Input starts flowing only now: handlers read a.conn.
 	filterErr := make(chan error, 1)
 	go func() {
-		err := filterInput(in, pw, eg)
+		err := filterInput(in, pw, eg, a.wire.observe)
 		_ = pw.Close()
 		filterErr <- err
 	}()
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	a := &agent{opts: o, log: o.Logger, ctx: cctx, sessions: map[sdk.SessionId]*sess{}}
-	a.conn = sdk.NewAgentSideConnection(a, eg, pr)
-	a.conn.SetLogger(o.Logger)
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():

@@ -23,7 +23,7 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 	if strings.TrimSpace(text) == "" && !hasImage(p.Prompt) {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "the prompt has no text, resource or image"})
 	}
-	pp := &pending{text: text, blocks: p.Prompt, done: make(chan promptResult, 1)}
+	pp := &pending{text: text, blocks: p.Prompt, seq: promptSeq(p.Meta), done: make(chan promptResult, 1)}
 	s.enqueue(pp)
 	// ctx is not the turn's: the SDK cancels a session's earlier prompt
 	// when the next arrives, and a queued prompt must not cancel the turn.

@@ -66,6 +66,7 @@ type item struct {
 type pending struct {
 	text   string
 	blocks []sdk.ContentBlock
+	seq    uint64            // place in the wire order (0: not from the wire)
 	done   chan promptResult // nil: a turn started by steering, answered to nobody
 }
 
@@ -423,6 +424,12 @@ func (s *sess) finishTurn(reason string) {
 // enqueue adds a prompt; it starts at once when nothing else waits.
 func (s *sess) enqueue(p *pending) {
 	s.pmu.Lock()
+	if s.a.wire.cancelledAfter(string(s.id), p.seq) {
+		// A cancel sent after this prompt was handled first.
+		s.pmu.Unlock()
+		p.answer(promptResult{stop: sdk.StopReasonCancelled})
+		return
+	}
 	s.prompts = append(s.prompts, p)
 	first := len(s.prompts) == 1
 	s.pmu.Unlock()
@@ -452,6 +459,11 @@ func (s *sess) start(p *pending) {
 	text, images := toHarnessPrompt(p.blocks)
 	if _, err := s.h.Prompt(context.Background(), text, harness.PromptOptions{Images: images, StreamingBehavior: "followUp"}); err != nil {
 		s.push(item{fn: func() { s.failHead(p, mapErr(err)) }})
+		return
+	}
+	if s.a.wire.cancelledAfter(string(s.id), p.seq) {
+		// The cancel was handled while the run was starting.
+		s.h.Abort()
 	}
 }
 

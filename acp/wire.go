@@ -116,7 +116,11 @@ func errorLine(id json.RawMessage, code int, msg string, data any) []byte {
 // the SDK would only log and drop: a line that is not JSON gets -32700, one
 // that is not a JSON-RPC message object (a batch, a scalar, no method and
 // no id) -32600, a line over maxLine -32600. It returns when in ends.
-func filterInput(in io.Reader, out io.Writer, reply io.Writer) error {
+//
+// observe (when non-nil) sees every forwarded line first and may return a
+// replacement: the agent uses it to keep the wire order of prompts and
+// cancels, which the SDK dispatches concurrently.
+func filterInput(in io.Reader, out io.Writer, reply io.Writer, observe func([]byte) []byte) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	var line []byte
 	tooLong := false
@@ -141,8 +145,13 @@ func filterInput(in io.Reader, out io.Writer, reply io.Writer) error {
 				if _, werr := reply.Write(bad); werr != nil {
 					return werr
 				}
-			} else if _, werr := out.Write(fwd); werr != nil {
-				return werr
+			} else {
+				if observe != nil {
+					fwd = observe(fwd)
+				}
+				if _, werr := out.Write(fwd); werr != nil {
+					return werr
+				}
 			}
 		}
 		line = line[:0]
