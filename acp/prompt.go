@@ -33,7 +33,7 @@ func (a *agent) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResp
 		if r.err != nil {
 			return sdk.PromptResponse{}, r.err
 		}
-		return sdk.PromptResponse{StopReason: r.stop}, nil
+		return sdk.PromptResponse{StopReason: r.stop, Usage: r.usage}, nil
 	case <-a.ctx.Done():
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}

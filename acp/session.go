@@ -50,6 +50,7 @@ type sess struct {
 	lastConfig string
 	usage      [2]int // used, size last sent
 	tokensNow  *harness.Tokens
+	turnBase   harness.Tokens // cumulative tokens when the last turn ended
 	titled     bool
 
 	titleCheck atomic.Bool // the first prompt looked whether the session needs a title
@@ -71,8 +72,9 @@ type pending struct {
 }
 
 type promptResult struct {
-	stop sdk.StopReason
-	err  error
+	stop  sdk.StopReason
+	usage *sdk.Usage
+	err   error
 }
 
 func (a *agent) newSess(cwd string, mcp []sdk.McpServer) (*sess, error) {
@@ -91,6 +93,7 @@ func (s *sess) attach(id sdk.SessionId) {
 	s.id = id
 	ctx, cancel := context.WithCancel(s.a.ctx)
 	s.stop = cancel
+	s.turnBase = s.h.State(ctx).Tokens
 	s.unsub = s.h.Subscribe(func(ev harness.Event) { s.push(item{ev: ev}) })
 	s.h.SetUI(permissionUI{s})
 	if err := s.h.WatchSkills(ctx); err != nil {
@@ -402,6 +405,17 @@ func (s *sess) stopReason(reason string) promptResult {
 func (s *sess) finishTurn(reason string) {
 	r := s.stopReason(reason)
 	s.lastErr = ""
+	if t := s.tokensNow; t != nil {
+		b := s.turnBase
+		r.usage = &sdk.Usage{InputTokens: t.Input - b.Input, OutputTokens: t.Output - b.Output, TotalTokens: t.Total - b.Total}
+		if n := t.CacheRead - b.CacheRead; n > 0 {
+			r.usage.CachedReadTokens = sdk.Ptr(n)
+		}
+		if n := t.CacheWrite - b.CacheWrite; n > 0 {
+			r.usage.CachedWriteTokens = sdk.Ptr(n)
+		}
+		s.turnBase = *t
+	}
 	s.pmu.Lock()
 	var head *pending
 	if len(s.prompts) > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	sdk "github.com/coder/acp-go-sdk"
@@ -198,16 +197,4 @@ func (s *sess) wrapEnv(base env.Env) env.Env {
 		return nil
 	}
 	return ed
-}
-
-// lineOf is the 1-based line where needle starts in text, or 0.
-func lineOf(text, needle string) int {
-	if needle == "" {
-		return 0
-	}
-	i := strings.Index(text, needle)
-	if i < 0 {
-		return 0
-	}
-	return strings.Count(text[:i], "\n") + 1
 }

@@ -33,6 +33,8 @@ test('new, prompt with an approved bash call, streamed answer, end_turn', async 
 
     const r = await a.ctx.request('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'run echo' }] });
     assert.equal(r.stopReason, 'end_turn');
+    assert.ok(r.usage.inputTokens > 0 && r.usage.outputTokens > 0, JSON.stringify(r.usage));
+    assert.equal(r.usage.totalTokens, r.usage.inputTokens + r.usage.outputTokens + (r.usage.cachedReadTokens ?? 0));
 
     assert.equal(asked.length, 1);
     assert.equal(asked[0].toolCall.toolCallId, 'call_b1');
