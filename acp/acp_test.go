@@ -88,11 +88,13 @@ func FuzzFilterInput(f *testing.F) {
 	f.Add([]byte("garbage\n{\"jsonrpc\":\"2.0\"}\n"))
 	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"\n"))
 	f.Add([]byte("\x00\xff[]\n\n  \n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":[],"_meta":null}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`))
 	good := `{"jsonrpc":"2.0","id":77,"method":"session/list","params":{}}`
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fwd, reply bytes.Buffer
 		in := append(append(append([]byte(nil), data...), '\n'), good+"\n"...)
-		if err := filterInput(bytes.NewReader(in), &fwd, &reply, nil); err != nil {
+		if err := filterInput(bytes.NewReader(in), &fwd, &reply, newWireOrder().observe); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasSuffix(fwd.String(), good+"\n") {
@@ -151,5 +153,30 @@ func TestQueueCancelOverPipes(t *testing.T) {
 		if bytes.Contains(l, []byte("sk-secretsecret")) {
 			t.Errorf("secret on the wire: %s", l)
 		}
+	}
+}
+
+func TestWireOrderStampsPromptsAndRecordsCancels(t *testing.T) {
+	o := newWireOrder()
+	p1 := o.observe([]byte(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[],"_meta":{"x":1}}}` + "\n"))
+	o.observe([]byte(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}` + "\n"))
+	p3 := o.observe([]byte(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s","prompt":[],"_meta":null}}` + "\n"))
+	seq := func(line []byte) uint64 {
+		var m struct {
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if m.Params.Meta["x"] == nil && bytes.Contains(line, []byte(`"x"`)) {
+			t.Errorf("the client's _meta was lost: %s", line)
+		}
+		return promptSeq(m.Params.Meta)
+	}
+	s1, s3 := seq(p1), seq(p3)
+	if !o.cancelledAfter("s", s1) || o.cancelledAfter("s", s3) || o.cancelledAfter("other", s1) || o.cancelledAfter("s", 0) {
+		t.Errorf("cancelledAfter: s1=%d s3=%d", s1, s3)
 	}
 }

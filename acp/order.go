@@ -55,6 +55,9 @@ func (o *wireOrder) observe(line []byte) []byte {
 			return line
 		}
 	}
+	if meta == nil { // "_meta": null
+		meta = map[string]json.RawMessage{}
+	}
 	meta[seqKey], _ = json.Marshal(seq)
 	params["_meta"], _ = json.Marshal(meta)
 	m["params"], _ = json.Marshal(params)
