@@ -54,6 +54,9 @@ type sess struct {
 	titled     bool
 
 	titleCheck atomic.Bool // the first prompt looked whether the session needs a title
+
+	curMu   sync.Mutex
+	curTool map[string]string // tool name -> id of its latest call, set in event order
 }
 
 // item is one unit of the worker's queue: an event, or a function to run
@@ -79,7 +82,7 @@ type promptResult struct {
 
 func (a *agent) newSess(cwd string, mcp []sdk.McpServer) (*sess, error) {
 	s := &sess{a: a, cwd: cwd, mcp: mcp, wake: make(chan struct{}, 1), done: make(chan struct{}),
-		toolOut: map[string]string{}, tools: map[string]*toolInfo{}, files: newFileLog()}
+		toolOut: map[string]string{}, tools: map[string]*toolInfo{}, files: newFileLog(), curTool: map[string]string{}}
 	h, err := a.opts.NewHarness(cwd, s.wrapEnv)
 	if err != nil {
 		return nil, &sdk.RequestError{Code: -32603, Message: fmt.Sprintf("starting the harness: %v", err)}
@@ -94,7 +97,14 @@ func (s *sess) attach(id sdk.SessionId) {
 	ctx, cancel := context.WithCancel(s.a.ctx)
 	s.stop = cancel
 	s.turnBase = s.h.State(ctx).Tokens
-	s.unsub = s.h.Subscribe(func(ev harness.Event) { s.push(item{ev: ev}) })
+	s.unsub = s.h.Subscribe(func(ev harness.Event) {
+		if ev.Type == harness.EvToolStart {
+			s.curMu.Lock()
+			s.curTool[ev.ToolName] = ev.ToolCallID
+			s.curMu.Unlock()
+		}
+		s.push(item{ev: ev})
+	})
 	s.h.SetUI(permissionUI{s})
 	if err := s.h.WatchSkills(ctx); err != nil {
 		s.a.log.Warn("watching skills", "err", err)
@@ -573,4 +583,15 @@ func tail(s string) string {
 		cut++
 	}
 	return "…" + s[cut:]
+}
+
+// callOf is the id of the running call of tool name (ask_user and
+// submit_plan run one at a time), or fallback.
+func (s *sess) callOf(name, fallback string) string {
+	s.curMu.Lock()
+	defer s.curMu.Unlock()
+	if id, ok := s.curTool[name]; ok {
+		return id
+	}
+	return fallback
 }

@@ -89,7 +89,7 @@ func (u permissionUI) AskQuestion(ctx context.Context, q tools.Question) (string
 		opts = append(opts, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(fmt.Sprintf("option-%d", i)), Name: o, Kind: sdk.PermissionOptionKindAllowOnce})
 	}
 	opts = append(opts, sdk.PermissionOption{OptionId: "skip", Name: "Skip (answer in the chat)", Kind: sdk.PermissionOptionKindRejectOnce})
-	id := "question-" + q.ID
+	id := u.s.callOf("ask_user", "question-"+q.ID)
 	resp, err := u.ask(ctx, sdk.RequestPermissionRequest{Options: opts, ToolCall: sdk.ToolCallUpdate{
 		ToolCallId: sdk.ToolCallId(id), Title: sdk.Ptr(q.Question), Kind: sdk.Ptr(sdk.ToolKindThink),
 		Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(q.Question))},
@@ -112,7 +112,7 @@ func (u permissionUI) AskQuestion(ctx context.Context, q tools.Question) (string
 // ApprovePlan asks to approve or reject a submitted plan.
 func (u permissionUI) ApprovePlan(ctx context.Context, p tools.Plan) (tools.PlanVerdict, error) {
 	resp, err := u.ask(ctx, sdk.RequestPermissionRequest{ToolCall: sdk.ToolCallUpdate{
-		ToolCallId: sdk.ToolCallId("plan-" + p.ID), Title: sdk.Ptr("Plan: " + p.Title), Kind: sdk.Ptr(sdk.ToolKindSwitchMode),
+		ToolCallId: sdk.ToolCallId(u.s.callOf("submit_plan", "plan-"+p.ID)), Title: sdk.Ptr("Plan: " + p.Title), Kind: sdk.Ptr(sdk.ToolKindSwitchMode),
 		Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(p.Plan))},
 	}, Options: []sdk.PermissionOption{
 		{OptionId: "approve", Name: "Approve the plan and build", Kind: sdk.PermissionOptionKindAllowOnce},

@@ -30,6 +30,8 @@ test('ask_user options and submit_plan go through session/request_permission', a
     assert.equal(r.stopReason, 'end_turn');
     assert.equal(asked.length, 2);
     assert.equal(asked[0].toolCall.kind, 'think');
+    assert.equal(asked[0].toolCall.toolCallId, 'q1', 'the question names its tool call');
+    assert.equal(asked[1].toolCall.toolCallId, 'p1');
     assert.deepEqual(asked[0].options.map((o) => o.name).slice(0, 2), ['red', 'blue']);
     assert.equal(asked[1].toolCall.kind, 'switch_mode');
     assert.match(JSON.stringify(asked[1].toolCall.content), /paint blue/);
