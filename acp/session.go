@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -481,6 +482,13 @@ func (s *sess) start(p *pending) {
 		}
 	}
 	text, images := toHarnessPrompt(p.blocks)
+	if len(images) > 0 {
+		if m, err := s.h.Model(context.Background()); err == nil && len(m.Input) > 0 && !slices.Contains(m.Input, "image") {
+			// The model takes no images: say so instead of failing the turn.
+			text += fmt.Sprintf("\n\n(%d attached image(s) left out: %s does not take images)", len(images), m.Ref())
+			images = nil
+		}
+	}
 	if _, err := s.h.Prompt(context.Background(), text, harness.PromptOptions{Images: images, StreamingBehavior: "followUp"}); err != nil {
 		s.push(item{fn: func() { s.failHead(p, mapErr(err)) }})
 		return

@@ -59,11 +59,15 @@ test('attached files and links reach the model; a write without client fs goes t
         { type: 'text', text: 'look at these' },
         { type: 'resource_link', name: 'main.go', uri: `file://${w.project}/main.go` },
         { type: 'resource', resource: { uri: `file://${w.project}/cfg.yaml`, text: 'attached-contents-42' } },
+        { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgo=' },
       ],
     });
     const body = JSON.stringify((await w.llm.requests())[0]);
     assert.match(body, /attached-contents-42/);
     assert.ok(body.includes(`@${w.project}/main.go`));
+    // fakellm's model takes text only: the image is left out with a note.
+    assert.match(body, /1 attached image\(s\) left out: fake\/fake-model does not take images/);
+    assert.ok(!body.includes('iVBORw0KGgo='));
     assert.equal(readFileSync(join(w.project, 'new.txt'), 'utf8'), 'fresh\n');
     const end = ofKind(a.updates, 'tool_call_update').find((u) => u.toolCallId === 'wr1' && u.status === 'completed');
     assert.deepEqual(end.content.find((c) => c.type === 'diff'), { type: 'diff', path: join(w.project, 'new.txt'), newText: 'fresh\n' });
