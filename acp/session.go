@@ -324,8 +324,11 @@ func (s *sess) handle(ev harness.Event) {
 		s.flush()
 		t := s.tools[ev.ToolCallID]
 		if t == nil {
+			// A call that never started (its message was aborted): announce
+			// it, so the client knows the id the update names.
 			d := describeTool(ev.ToolName, nil, s.cwd)
 			t = &d
+			s.send(t.start(ev.ToolCallID, nil))
 		}
 		delete(s.tools, ev.ToolCallID)
 		s.send(t.end(ev.ToolCallID, ev.Output, ev.IsError, s.files.take(ev.Path)))
