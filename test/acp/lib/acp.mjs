@@ -165,14 +165,20 @@ export async function startAgent(w, opts = {}) {
   const nonJSON = [];
 
   // Agent -> client: every line validated, then handed to the SDK.
+  let readClosed = false;
   const input = new ReadableStream({
     start(controller) {
       proc.stdout.on('data', lineTap((line) => {
         validator.agent(line);
-        controller.enqueue(new TextEncoder().encode(line + '\n'));
+        // Lines after the client closed its side (a run still ending) are
+        // validated but have nobody to go to.
+        if (!readClosed) controller.enqueue(new TextEncoder().encode(line + '\n'));
       }));
-      proc.stdout.on('end', () => { try { controller.close(); } catch { /* closed */ } });
+      proc.stdout.on('end', () => {
+        if (!readClosed) { readClosed = true; controller.close(); }
+      });
     },
+    cancel() { readClosed = true; },
   });
   // Client -> agent: the validator learns request methods.
   const tapClient = lineTap((line) => validator.client(line));
