@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,12 @@ type agent struct {
 	mu       sync.Mutex
 	caps     sdk.ClientCapabilities
 	sessions map[sdk.SessionId]*sess
+
+	// announced holds the sessions whose session/new answer has not gone
+	// out yet: their first updates wait for it (a client drops updates of
+	// a session it does not know yet).
+	announceMu sync.Mutex
+	announced  map[string]chan struct{}
 }
 
 // Serve runs the ACP agent on in/out until in ends or ctx is done. out
@@ -79,7 +86,8 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	pr, pw := io.Pipe()
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a := &agent{opts: o, log: o.Logger, ctx: cctx, wire: newWireOrder(), sessions: map[sdk.SessionId]*sess{}}
+	a := &agent{opts: o, log: o.Logger, ctx: cctx, wire: newWireOrder(), sessions: map[sdk.SessionId]*sess{}, announced: map[string]chan struct{}{}}
+	eg.written = a.written
 	a.conn = sdk.NewAgentSideConnection(a, eg, pr)
 	a.conn.SetLogger(o.Logger)
 	// Input starts flowing only now: handlers read a.conn.
@@ -200,10 +208,44 @@ func (a *agent) NewSession(ctx context.Context, p sdk.NewSessionRequest) (sdk.Ne
 		s.close()
 		return sdk.NewSessionResponse{}, mapErr(err)
 	}
+	answered := a.awaitAnswer(info.ID)
 	s.attach(sdk.SessionId(info.ID))
 	modes, opts := s.modeState(), s.configOptions(ctx)
-	s.do(ctx, func() { s.sendCommands(context.Background()) })
+	s.push(item{fn: func() {
+		// available_commands_update follows the answer that names the session.
+		select {
+		case <-answered:
+		case <-time.After(2 * time.Second):
+		}
+		s.sendCommands(context.Background())
+	}})
 	return sdk.NewSessionResponse{SessionId: s.id, Modes: modes, ConfigOptions: opts}, nil
+}
+
+// awaitAnswer returns a channel closed once an answer naming session id
+// has been written.
+func (a *agent) awaitAnswer(id string) <-chan struct{} {
+	ch := make(chan struct{})
+	a.announceMu.Lock()
+	a.announced[id] = ch
+	a.announceMu.Unlock()
+	return ch
+}
+
+// written is the egress hook: it releases the sessions a session/new
+// answer just named.
+func (a *agent) written(line []byte) {
+	a.announceMu.Lock()
+	defer a.announceMu.Unlock()
+	if len(a.announced) == 0 || !bytes.Contains(line, []byte(`"result"`)) {
+		return
+	}
+	for id, ch := range a.announced {
+		if bytes.Contains(line, []byte(`"sessionId":"`+id+`"`)) {
+			close(ch)
+			delete(a.announced, id)
+		}
+	}
 }
 
 // findSession returns the path of the session with id, looking in cwd's

@@ -25,6 +25,8 @@ type egress struct {
 	mu     sync.Mutex
 	w      io.Writer
 	redact *tools.Redactor
+	// written, when set, sees each line after it went out.
+	written func(line []byte)
 }
 
 func newEgress(w io.Writer, r *tools.Redactor) *egress { return &egress{w: w, redact: r} }
@@ -34,9 +36,13 @@ func newEgress(w io.Writer, r *tools.Redactor) *egress { return &egress{w: w, re
 func (e *egress) Write(p []byte) (int, error) {
 	out := e.mask(p)
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, err := e.w.Write(out); err != nil {
+	_, err := e.w.Write(out)
+	e.mu.Unlock()
+	if err != nil {
 		return 0, err
+	}
+	if e.written != nil {
+		e.written(out)
 	}
 	return len(p), nil
 }

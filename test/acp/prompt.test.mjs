@@ -30,6 +30,11 @@ test('new, prompt with an approved bash call, streamed answer, end_turn', async 
     assert.equal(s.modes.currentModeId, 'build');
     assert.ok(s.configOptions.some((o) => o.id === 'model' && o.currentValue === 'fake/fake-model'));
     assert.ok(s.configOptions.some((o) => o.id === 'thinking'));
+    // available_commands_update names a session the client already knows.
+    await a.until((us) => us.some((u) => u.update.sessionUpdate === 'available_commands_update'));
+    const idxNew = a.validator.lines.findIndex((l) => l.includes('"result"') && l.includes(`"sessionId":"${s.sessionId}"`));
+    const idxCmds = a.validator.lines.findIndex((l) => l.includes('available_commands_update'));
+    assert.ok(idxNew >= 0 && idxNew < idxCmds, `session/new answer (${idxNew}) before available_commands_update (${idxCmds})`);
 
     const r = await a.ctx.request('session/prompt', { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'run echo' }] });
     assert.equal(r.stopReason, 'end_turn');
