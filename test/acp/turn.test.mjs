@@ -129,3 +129,22 @@ test('the validator rejects what the schema rejects', () => {
   v.agent('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1,"size":2}}}');
   assert.deepEqual(v.failures, []);
 });
+
+test('stop reasons: length -> max_tokens, content_filter -> refusal', async () => {
+  const w = await world([
+    { match: 'long one', text: 'cut off here', finishReason: 'length' },
+    { match: 'forbidden', text: 'no', finishReason: 'content_filter' },
+  ]);
+  const a = await startAgent(w);
+  try {
+    const { sessionId } = await a.ctx.request('session/new', { cwd: w.project, mcpServers: [] });
+    const r1 = await a.ctx.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'long one' }] });
+    assert.equal(r1.stopReason, 'max_tokens');
+    const r2 = await a.ctx.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'forbidden' }] });
+    assert.equal(r2.stopReason, 'refusal');
+    assert.deepEqual(a.validator.failures, []);
+  } finally {
+    await a.close();
+    await w.close();
+  }
+});
