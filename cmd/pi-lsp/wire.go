@@ -111,6 +111,10 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 	if err != nil {
 		return nil, err
 	}
+	subagents, err := subagentSettings(settingsPath())
+	if err != nil {
+		return nil, err
+	}
 	var e env.Env = env.NewLocal(abs)
 	if wrap != nil {
 		e = wrap(e)
@@ -127,6 +131,7 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Modes:        modes,
 
 		BudgetOverrides: overrides,
+		Subagents:       subagents,
 		Environ:         os.Environ(),
 		Logger:          log,
 	})
