@@ -44,6 +44,7 @@ type sess struct {
 	last       time.Time
 	toolOut    map[string]string // latest partial output not yet sent, by tool call
 	toolOrder  []string
+	childText  map[string]string // a subagent's streamed text, by the parent's tool call
 	tools      map[string]*toolInfo
 	lastErr    string
 	lastMode   string
@@ -82,7 +83,7 @@ type promptResult struct {
 
 func (a *agent) newSess(cwd string, mcp []sdk.McpServer) (*sess, error) {
 	s := &sess{a: a, cwd: cwd, mcp: mcp, wake: make(chan struct{}, 1), done: make(chan struct{}),
-		toolOut: map[string]string{}, tools: map[string]*toolInfo{}, files: newFileLog(), curTool: map[string]string{}}
+		toolOut: map[string]string{}, tools: map[string]*toolInfo{}, files: newFileLog(), curTool: map[string]string{}, childText: map[string]string{}}
 	h, err := a.opts.NewHarness(cwd, s.wrapEnv)
 	if err != nil {
 		return nil, &sdk.RequestError{Code: -32603, Message: fmt.Sprintf("starting the harness: %v", err)}
@@ -331,6 +332,10 @@ func (s *sess) handle(ev harness.Event) {
 		}
 		delete(s.tools, ev.ToolCallID)
 		s.send(t.end(ev.ToolCallID, ev.Output, ev.IsError, s.files.take(ev.Path)))
+	case harness.EvSubagentEvent:
+		if ev.Subagent != nil && ev.Child != nil {
+			s.handleChild(ev.Subagent, *ev.Child)
+		}
 	case harness.EvTasks:
 		s.flush()
 		s.send(planUpdate(ev.Tasks))
@@ -433,4 +438,49 @@ func (s *sess) callOf(name, fallback string) string {
 		return id
 	}
 	return fallback
+}
+
+// handleChild folds one event of a subagent's run: its text streams as the
+// content of the parent's subagent tool call, its own tool calls are tool
+// calls tagged with the parent's in _meta (so a client can nest them).
+func (s *sess) handleChild(ref *harness.SubagentRef, ev harness.Event) {
+	switch ev.Type {
+	case harness.EvMessageUpdate:
+		if ev.DeltaKind != "text" {
+			return
+		}
+		if _, ok := s.toolOut[ref.ToolCallID]; !ok {
+			s.toolOrder = append(s.toolOrder, ref.ToolCallID)
+		}
+		s.childText[ref.ToolCallID] += ev.Delta
+		s.toolOut[ref.ToolCallID] = s.childText[ref.ToolCallID]
+		s.batch()
+	case harness.EvToolStart:
+		s.flush()
+		t := describeTool(ev.ToolName, ev.Args, s.cwd)
+		t.meta = subagentMeta(ref)
+		id := childCallID(ref, ev.ToolCallID)
+		s.tools[id] = &t
+		s.send(t.start(id, ev.Args))
+	case harness.EvApprovalDone:
+		id := childCallID(ref, ev.ToolCallID)
+		if t := s.tools[id]; t != nil && harness.Decision(ev.Decision).Allows() && !t.running {
+			s.flush()
+			t.running = true
+			u := sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress))
+			u.ToolCallUpdate.Meta = t.meta
+			s.send(u)
+		}
+	case harness.EvToolEnd:
+		id := childCallID(ref, ev.ToolCallID)
+		t := s.tools[id]
+		if t == nil {
+			return
+		}
+		s.flush()
+		delete(s.tools, id)
+		s.send(t.end(id, ev.Output, ev.IsError, s.files.take(ev.Path)))
+	case harness.EvAgentEnd:
+		delete(s.childText, ref.ToolCallID)
+	}
 }

@@ -19,7 +19,18 @@ type toolInfo struct {
 	path    string // absolute, for locations
 	line    int    // 1-based, 0 = none
 	running bool   // in_progress was sent
+	// meta tags a subagent's call with its parent's tool call
+	// ({"pi-lsp": {"parentToolCallId", "subagent"}}).
+	meta map[string]any
 }
+
+// subagentMeta is the _meta of a call a subagent made.
+func subagentMeta(ref *harness.SubagentRef) map[string]any {
+	return map[string]any{"pi-lsp": map[string]any{"parentToolCallId": ref.ToolCallID, "subagent": ref.Agent}}
+}
+
+// childCallID keeps a child's call ids apart from the parent's.
+func childCallID(ref *harness.SubagentRef, id string) string { return ref.ToolCallID + "/" + id }
 
 // toolArgs are the argument fields the built-in tools share.
 type toolArgs struct {
@@ -159,7 +170,9 @@ func (t *toolInfo) start(id string, args json.RawMessage) sdk.SessionUpdate {
 	if l := t.locations(); l != nil {
 		opts = append(opts, sdk.WithStartLocations(l))
 	}
-	return sdk.StartToolCall(sdk.ToolCallId(id), t.title, opts...)
+	u := sdk.StartToolCall(sdk.ToolCallId(id), t.title, opts...)
+	u.ToolCall.Meta = t.meta
+	return u
 }
 
 // end is the final tool_call_update: status, output and, for a write, the
@@ -188,7 +201,9 @@ func (t *toolInfo) end(id, output string, isError bool, w *fileWrite) sdk.Sessio
 	if l := t.locations(); l != nil {
 		opts = append(opts, sdk.WithUpdateLocations(l))
 	}
-	return sdk.UpdateToolCall(sdk.ToolCallId(id), opts...)
+	u := sdk.UpdateToolCall(sdk.ToolCallId(id), opts...)
+	u.ToolCallUpdate.Meta = t.meta
+	return u
 }
 
 func diffContent(path string, old *string, newText string) sdk.ToolCallContent {

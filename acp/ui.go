@@ -42,8 +42,15 @@ func (u permissionUI) ask(ctx context.Context, req sdk.RequestPermissionRequest)
 // and stops the turn.
 func (u permissionUI) RequestApproval(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
 	t := describeTool(req.ToolName, req.Args, u.s.cwd)
-	tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(req.ToolCallID), Title: sdk.Ptr(t.title), Kind: sdk.Ptr(t.kind),
+	id := req.ToolCallID
+	if req.Subagent != nil {
+		id = childCallID(req.Subagent, id)
+	}
+	tc := sdk.ToolCallUpdate{ToolCallId: sdk.ToolCallId(id), Title: sdk.Ptr(t.title), Kind: sdk.Ptr(t.kind),
 		Status: sdk.Ptr(sdk.ToolCallStatusPending), RawInput: rawJSON(req.Args), Locations: t.locations()}
+	if req.Subagent != nil {
+		tc.Meta = subagentMeta(req.Subagent)
+	}
 	if c := previewContent(req.ToolName, req.Args, u.s.cwd); len(c) > 0 {
 		tc.Content = c
 	}
