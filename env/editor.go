@@ -9,9 +9,9 @@ import (
 // when the editor has no buffer for it.
 type BufferReader func(ctx context.Context, path string) (text string, ok bool, err error)
 
-// BufferWriter hands a file's new text to the editor (fs/writeTextFile),
-// which applies it to its buffer (with undo) or writes the disk itself. An
-// error means the editor did not take it.
+// BufferWriter writes text to an absolute path through the editor (its
+// buffer, undo and review), as ACP's fs/write_text_file and the native
+// fs/writeTextFile do. An error means the editor did not take it.
 type BufferWriter func(ctx context.Context, path, text string) error
 
 // Editor is an Env whose ReadFile prefers the editor's buffers (saved or
@@ -21,21 +21,27 @@ type BufferWriter func(ctx context.Context, path, text string) error
 // Env; a failing editor falls back to the disk.
 type Editor struct {
 	Env
-	Read  BufferReader
-	Write BufferWriter // nil: writes go to the disk
+	Read BufferReader
+	// Write, when set, takes every WriteFile instead of the wrapped Env.
+	Write BufferWriter
+	// DiskOnError: when the editor fails (or the data is not UTF-8 text),
+	// write the wrapped Env instead of failing (the native protocol's rule).
+	DiskOnError bool
 }
 
-// WriteFile gives data to the editor when it takes writes, else (or when
-// the editor fails) writes the disk.
+// WriteFile writes through the editor when Write is set, else to the disk.
 func (e *Editor) WriteFile(ctx context.Context, path string, data []byte) error {
-	if e.Write != nil && utf8.Valid(data) {
-		if err := e.Write(ctx, e.Resolve(path), string(data)); err == nil {
-			return nil
-		} else if ctx.Err() != nil {
-			return &Error{Code: CodeAborted, Op: "write", Path: path, Err: err}
-		}
+	if e.Write == nil || (e.DiskOnError && !utf8.Valid(data)) {
+		return e.Env.WriteFile(ctx, path, data)
 	}
-	return e.Env.WriteFile(ctx, path, data)
+	abs := e.Resolve(path)
+	if err := e.Write(ctx, abs, string(data)); err != nil {
+		if e.DiskOnError && ctx.Err() == nil {
+			return e.Env.WriteFile(ctx, path, data)
+		}
+		return &Error{Code: CodeIO, Op: "write", Path: abs, Err: err}
+	}
+	return nil
 }
 
 // ReadFile reads the editor's buffer when it has one, else the disk.

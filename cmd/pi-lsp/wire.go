@@ -71,6 +71,18 @@ func (c *common) registry() *llm.Registry {
 // process's directory); buffers, when the editor serves its buffers, is what
 // reads prefer.
 func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buffers env.BufferReader, writes env.BufferWriter) (*harness.Harness, error) {
+	var wrap func(env.Env) env.Env
+	if buffers != nil || writes != nil {
+		// The native protocol's fs/writeTextFile falls back to the disk when the
+		// editor fails (docs/protocol.md).
+		wrap = func(e env.Env) env.Env { return &env.Editor{Env: e, Read: buffers, Write: writes, DiskOnError: true} }
+	}
+	return c.newHarnessEnv(log, reg, cwd, wrap)
+}
+
+// newHarnessEnv is newHarness with the local Env passed through wrap (when
+// non-nil): the ACP adapter routes reads and writes through its client.
+func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, wrap func(env.Env) env.Env) (*harness.Harness, error) {
 	if c.cwd != "" {
 		cwd = c.cwd
 	}
@@ -106,8 +118,8 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		return nil, err
 	}
 	var e env.Env = env.NewLocal(abs)
-	if buffers != nil || writes != nil {
-		e = &env.Editor{Env: e, Read: buffers, Write: writes}
+	if wrap != nil {
+		e = wrap(e)
 	}
 	h := harness.New(harness.Config{
 		Env:          e,
