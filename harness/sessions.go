@@ -379,8 +379,8 @@ func (h *Harness) Messages(ctx context.Context) ([]llm.Message, error) {
 	return c.Messages, nil
 }
 
-// DisplayHistory is the current branch's context as the editor may see it
-// (tool output with secrets masked), for seeding a display.
+// DisplayHistory is the current branch's context as events carry it (see
+// displayCopy), for seeding a display. The wire masks its secrets.
 func (h *Harness) DisplayHistory(ctx context.Context) []llm.Message {
 	msgs, err := h.Messages(ctx)
 	if err != nil {
