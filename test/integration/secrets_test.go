@@ -151,3 +151,34 @@ func TestProviderErrorWithTheKeyIsMasked(t *testing.T) {
 		t.Fatalf("the session file lost the error: %s", file)
 	}
 }
+
+// TestExecMasksItsOutput: `pi-lsp exec` prints to a terminal or a CI log,
+// which is where its data leaves the process; --json and the text mode mask
+// as the wire does, and the model still gets the real value.
+func TestExecMasksItsOutput(t *testing.T) {
+	args := `{"command":"echo \"MY_TOKEN=` + shapeSecret + `\"; echo key=$MY_SERVICE_API_KEY; exit 3"}`
+	for _, mode := range []string{"--json", "--log-level=warn"} {
+		t.Run(mode, func(t *testing.T) {
+			e := newEnv(t, []llmtest.Response{
+				{ToolCalls: []llmtest.ToolCall{{ID: "b1", Name: "bash", Arguments: args}}},
+				{Match: envSecret, Text: "done"},
+			})
+			t.Setenv("MY_SERVICE_API_KEY", envSecret)
+			out, errOut, code := e.exec(mode, "--yolo", "print the key")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s", code, errOut)
+			}
+			if e.llm.Pending() != 0 || !strings.Contains(string(e.llm.Requests()[1]), shapeSecret) {
+				t.Fatal("the model did not get the real output")
+			}
+			for _, secret := range []string{envSecret, shapeSecret} {
+				if strings.Contains(out+errOut, secret) {
+					t.Fatalf("%s printed %q:\n%s\n%s", mode, secret, out, errOut)
+				}
+			}
+			if !strings.Contains(out+errOut, "••••••") {
+				t.Fatalf("nothing masked in the output:\n%s\n%s", out, errOut)
+			}
+		})
+	}
+}
