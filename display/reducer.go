@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // MaxErrors is how many recent errors State.Errors keeps.
@@ -204,7 +205,7 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		if slices.Equal(r.st.Tasks, ev.Tasks) {
 			break
 		}
-		r.st.Tasks = append(make([]harness.Task, 0, len(ev.Tasks)), ev.Tasks...)
+		r.st.Tasks = append(make([]tools.Task, 0, len(ev.Tasks)), ev.Tasks...)
 		r.set(path("tasks"), r.st.Tasks)
 	case harness.EvQueueUpdate:
 		r.st.Queue = Queue{Steering: cloneStrings(ev.Steering), FollowUp: cloneStrings(ev.FollowUp)}

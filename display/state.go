@@ -5,6 +5,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // Run status values of State.Status.
@@ -46,7 +47,7 @@ type State struct {
 	ThinkingLevel llm.ThinkingLevel `json:"thinkingLevel"`
 	Items         []Item            `json:"items"`
 	Pending       Pending           `json:"pending"`
-	Tasks         []harness.Task    `json:"tasks"`
+	Tasks         []tools.Task      `json:"tasks"`
 	Queue         Queue             `json:"queue"`
 	Tokens        harness.Tokens    `json:"tokens"`
 	ModifiedFiles []string          `json:"modifiedFiles"`
@@ -73,8 +74,8 @@ type Mode struct {
 // Pending holds what waits on the user; each is null when nothing waits.
 type Pending struct {
 	Approval *harness.ApprovalRequest `json:"approval"`
-	Question *harness.Question        `json:"question"`
-	Plan     *harness.Plan            `json:"plan"`
+	Question *tools.Question          `json:"question"`
+	Plan     *tools.Plan              `json:"plan"`
 }
 
 // Queue is the content of the steering and follow-up queues.
@@ -181,7 +182,7 @@ func NewState() State {
 		Status:        StatusIdle,
 		Phase:         harness.PhaseIdle,
 		Items:         []Item{},
-		Tasks:         []harness.Task{},
+		Tasks:         []tools.Task{},
 		Queue:         Queue{Steering: []string{}, FollowUp: []string{}},
 		ModifiedFiles: []string{},
 		Errors:        []string{},
@@ -194,7 +195,7 @@ func NewState() State {
 func (s *State) Clone() State {
 	c := *s
 	c.Items = append(make([]Item, 0, len(s.Items)), s.Items...)
-	c.Tasks = append(make([]harness.Task, 0, len(s.Tasks)), s.Tasks...)
+	c.Tasks = append(make([]tools.Task, 0, len(s.Tasks)), s.Tasks...)
 	c.Queue = s.Queue.clone()
 	c.ModifiedFiles = cloneStrings(s.ModifiedFiles)
 	c.Errors = cloneStrings(s.Errors)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // EventType names a harness event. The names follow pi's AgentEvent.
@@ -57,14 +58,6 @@ const (
 	PhaseRetry         Phase = "retry"
 )
 
-// Task is one item of the live task list.
-type Task struct {
-	ID         string `json:"id"`
-	Content    string `json:"content"`
-	Status     string `json:"status"` // pending | in_progress | completed
-	ActiveForm string `json:"activeForm,omitempty"`
-}
-
 // ApprovalRequest is a tool call waiting on the user's verdict.
 type ApprovalRequest struct {
 	ToolCallID string          `json:"toolCallId"`
@@ -72,21 +65,6 @@ type ApprovalRequest struct {
 	Category   string          `json:"category"`
 	Args       json.RawMessage `json:"args"`
 	Display    string          `json:"display"`
-}
-
-// Question is an ask_user question waiting on the user.
-type Question struct {
-	ID            string   `json:"id"`
-	Question      string   `json:"question"`
-	Options       []string `json:"options,omitempty"`
-	SelectionMode string   `json:"selectionMode,omitempty"` // single | multi
-}
-
-// Plan is a submit_plan plan waiting on the user.
-type Plan struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Plan  string `json:"plan"`
 }
 
 // Tokens is the token accounting the harness reports.
@@ -131,9 +109,9 @@ type Event struct {
 	DelayMs    int               `json:"delayMs,omitempty"`
 	Approval   *ApprovalRequest  `json:"approval,omitempty"`
 	Decision   string            `json:"decision,omitempty"`
-	Question   *Question         `json:"question,omitempty"`
-	Plan       *Plan             `json:"plan,omitempty"`
-	Tasks      []Task            `json:"tasks,omitempty"`
+	Question   *tools.Question   `json:"question,omitempty"`
+	Plan       *tools.Plan       `json:"plan,omitempty"`
+	Tasks      []tools.Task      `json:"tasks,omitempty"`
 	Mode       string            `json:"mode,omitempty"`
 	Yolo       bool              `json:"yolo,omitempty"` // mode_change: YOLO is on
 	Name       string            `json:"name,omitempty"` // session_info: the session's name
