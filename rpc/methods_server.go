@@ -12,20 +12,14 @@ import (
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
-// ModelEntry is one model of model/list.
-type ModelEntry struct {
-	Provider      string `json:"provider"`
-	ID            string `json:"id"`
-	Name          string `json:"name"`
-	ContextWindow int    `json:"contextWindow"`
-	MaxTokens     int    `json:"maxTokens"`
-	Reasoning     bool   `json:"reasoning"`
-	Authenticated bool   `json:"authenticated"`
-}
+// ModelEntry is one model of model/list (the wire type itself: the
+// registry's view is converted by the caller of AgentOptions.Models).
+type ModelEntry = protocol.Model
 
 // AgentOptions wire a harness behind the protocol.
 type AgentOptions struct {
@@ -104,10 +98,8 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	var buffers env.BufferReader
 	if p.Capabilities.FS.ReadTextFile {
 		buffers = func(ctx context.Context, path string) (string, bool, error) {
-			var resp *struct {
-				Text string `json:"text"`
-			}
-			if err := c.Call(ctx, "fs/readTextFile", map[string]string{"path": path}, &resp); err != nil {
+			var resp *protocol.ReadTextFileResult
+			if err := c.Call(ctx, "fs/readTextFile", protocol.ReadTextFileParams{Path: path}, &resp); err != nil {
 				return "", false, err
 			}
 			if resp == nil {
@@ -232,15 +224,15 @@ func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
 					if ev.Reason == "branch_summary" {
 						title = "Summarizing branch"
 					}
-					_ = c.Progress(token, map[string]any{"kind": "begin", "title": title, "message": ev.Reason, "percentage": 0})
+					_ = c.Progress(token, protocol.WorkProgress{Kind: "begin", Title: title, Message: ev.Reason, Percentage: new(int)})
 				case harness.EvCompactionUpdate:
-					_ = c.Progress(token, map[string]any{"kind": "report", "message": ev.Summary})
+					_ = c.Progress(token, protocol.WorkProgress{Kind: "report", Message: ev.Summary})
 				case harness.EvCompactionEnd:
 					msg := "done"
 					if ev.Error != "" {
 						msg = "failed: " + ev.Error
 					}
-					_ = c.Progress(token, map[string]any{"kind": "end", "message": msg})
+					_ = c.Progress(token, protocol.WorkProgress{Kind: "end", Message: msg})
 				case harness.EvSkills:
 					_ = c.Notify("skills/changed", struct{}{})
 				}
@@ -272,10 +264,9 @@ func (u clientUI) call(ctx context.Context, method string, params, result any) e
 }
 
 func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
-	var resp struct {
-		Decision string `json:"decision"`
-	}
-	if err := u.call(ctx, "ui/requestApproval", req, &resp); err != nil {
+	var resp protocol.ApprovalResult
+	params := protocol.ApprovalParams{ToolCallID: req.ToolCallID, ToolName: req.ToolName, Category: req.Category, Args: req.Args, Display: req.Display}
+	if err := u.call(ctx, "ui/requestApproval", params, &resp); err != nil {
 		if errors.Is(err, tools.ErrNoUI) {
 			return "", err
 		}
@@ -285,9 +276,15 @@ func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalReque
 		// A reply we cannot read declines the call.
 		return harness.DecisionDecline, nil
 	}
-	switch d := harness.Decision(resp.Decision); d {
-	case harness.DecisionApprove, harness.DecisionDecline, harness.DecisionAlwaysAllowTool, harness.DecisionAlwaysAllowCategory:
-		return d, nil
+	switch resp.Decision {
+	case protocol.DecisionApprove:
+		return harness.DecisionApprove, nil
+	case protocol.DecisionDecline:
+		return harness.DecisionDecline, nil
+	case protocol.DecisionAlwaysAllowTool:
+		return harness.DecisionAlwaysAllowTool, nil
+	case protocol.DecisionAlwaysAllowCategory:
+		return harness.DecisionAlwaysAllowCategory, nil
 	default:
 		u.c.Log(slog.LevelWarn, fmt.Sprintf("ui/requestApproval: unknown decision %q: the call is declined", resp.Decision))
 		return harness.DecisionDecline, nil
@@ -295,12 +292,9 @@ func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalReque
 }
 
 func (u clientUI) AskQuestion(ctx context.Context, q tools.Question) (string, error) {
-	var resp struct {
-		Answer    *string  `json:"answer"`
-		Answers   []string `json:"answers"`
-		Cancelled bool     `json:"cancelled"`
-	}
-	if err := u.call(ctx, "ui/askQuestion", q, &resp); err != nil {
+	var resp protocol.QuestionResult
+	params := protocol.QuestionParams{ID: q.ID, Question: q.Question, Options: q.Options, SelectionMode: q.SelectionMode}
+	if err := u.call(ctx, "ui/askQuestion", params, &resp); err != nil {
 		return "", fmt.Errorf("ui/askQuestion: %w", err)
 	}
 	switch {
@@ -315,11 +309,8 @@ func (u clientUI) AskQuestion(ctx context.Context, q tools.Question) (string, er
 }
 
 func (u clientUI) ApprovePlan(ctx context.Context, p tools.Plan) (tools.PlanVerdict, error) {
-	var resp struct {
-		Approved *bool  `json:"approved"`
-		Feedback string `json:"feedback"`
-	}
-	if err := u.call(ctx, "ui/approvePlan", p, &resp); err != nil {
+	var resp protocol.PlanResult
+	if err := u.call(ctx, "ui/approvePlan", protocol.PlanParams{ID: p.ID, Title: p.Title, Plan: p.Plan}, &resp); err != nil {
 		return tools.PlanVerdict{}, fmt.Errorf("ui/approvePlan: %w", err)
 	}
 	if resp.Approved == nil {

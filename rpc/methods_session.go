@@ -9,6 +9,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/session"
 )
 
@@ -71,10 +72,7 @@ func (a *agent) register(s *Server) {
 			}
 			list, err = session.List(ctx, a.opts.SessionsRoot, cwd)
 		}
-		if list == nil {
-			list = []session.Info{}
-		}
-		return map[string]any{"sessions": list}, err
+		return protocol.SessionListResult{Sessions: toSessions(list)}, err
 	}))
 	s.Register("session/fork", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		EntryID string `json:"entryId"`
@@ -93,13 +91,10 @@ func (a *agent) register(s *Server) {
 	s.Register("session/tree", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		sess := h.Session()
 		if sess == nil {
-			return map[string]any{"leafId": "", "roots": []any{}}, nil
+			return protocol.TreeResult{Roots: []*protocol.TreeNode{}}, nil
 		}
 		roots, err := sess.Tree(ctx)
-		if roots == nil {
-			roots = []*session.TreeNode{}
-		}
-		return map[string]any{"leafId": sess.LeafID(), "roots": roots}, err
+		return protocol.TreeResult{LeafID: sess.LeafID(), Roots: toTree(roots)}, err
 	}))
 	s.Register("session/entries", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		IDs    []string `json:"ids"`
@@ -152,7 +147,7 @@ func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, e
 	sess := h.Session()
 	out := []json.RawMessage{}
 	if sess == nil {
-		return map[string]any{"entries": out}, nil
+		return protocol.EntriesResult{Entries: out}, nil
 	}
 	if len(ids) > 0 {
 		for _, id := range ids {
@@ -162,7 +157,7 @@ func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, e
 			}
 			out = append(out, e.Raw)
 		}
-		return map[string]any{"entries": out}, nil
+		return protocol.EntriesResult{Entries: out}, nil
 	}
 	branch, err := sess.Branch("")
 	if err != nil {
@@ -189,7 +184,7 @@ func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, e
 		}
 		out = append(out, e.Raw)
 	}
-	return map[string]any{"entries": out}, nil
+	return protocol.EntriesResult{Entries: out}, nil
 }
 
 func export(ctx context.Context, h *harness.Harness, format string) (any, error) {
@@ -203,7 +198,7 @@ func export(ctx context.Context, h *harness.Harness, format string) (any, error)
 		if err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
-		return map[string]any{"text": string(data)}, nil
+		return protocol.ExportResult{Text: string(data)}, nil
 	case "", "markdown":
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Session %s\n\n", sess.ID())
@@ -224,7 +219,7 @@ func export(ctx context.Context, h *harness.Harness, format string) (any, error)
 				fmt.Fprintf(&b, "```\n$ %s\n%s\n```\n\n", m.Command, m.Output)
 			}
 		}
-		return map[string]any{"text": b.String()}, nil
+		return protocol.ExportResult{Text: b.String()}, nil
 	default:
 		return nil, ErrInvalidParams(`"format" must be "markdown" or "jsonl"`)
 	}
