@@ -37,11 +37,19 @@ type AgentOptions struct {
 	DisplayClock display.Clock
 }
 
-// agent is the state shared by the method handlers of one server: the
-// harness (built at initialize) and what feeds its events to the display.
+// agent is the state shared by the method handlers of one server: its
+// options and, per connection, the attachment initialize made. One server
+// may serve several connections (Serve once per connection); each has its
+// own harness, and closing one never touches another's.
 type agent struct {
-	opts   AgentOptions
-	mu     sync.Mutex
+	opts  AgentOptions
+	mu    sync.Mutex
+	conns map[*Client]*attachment
+}
+
+// attachment is what one connection's initialize set up: the harness and
+// what feeds its events to the connection's display and progress.
+type attachment struct {
 	h      *harness.Harness
 	unsub  func()
 	cancel context.CancelFunc
@@ -50,43 +58,45 @@ type agent struct {
 // NewAgentServer returns a Server serving every method of docs/protocol.md
 // over a harness that it builds at initialize.
 func NewAgentServer(o AgentOptions) *Server {
-	a := &agent{opts: o}
+	a := &agent{opts: o, conns: map[*Client]*attachment{}}
 	s := NewServer(Options{
 		Name: o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
 		OnInitialize: a.initialize,
 		OnShutdown: func(ctx context.Context, c *Client) error {
-			if h := a.harness(); h != nil {
+			if h := a.harness(c); h != nil {
 				h.Abort()
 			}
 			return nil
 		},
-		OnDisconnect: func(c *Client) { a.close() },
+		OnDisconnect: a.close,
 	})
 	a.register(s)
 	return s
 }
 
-func (a *agent) harness() *harness.Harness {
+// harness returns c's harness (nil before initialize).
+func (a *agent) harness(c *Client) *harness.Harness {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.h
+	if at := a.conns[c]; at != nil {
+		return at.h
+	}
+	return nil
 }
 
-func (a *agent) close() {
+// close ends c's attachment: its event feed and its harness.
+func (a *agent) close(c *Client) {
 	a.mu.Lock()
-	h, unsub, cancel := a.h, a.unsub, a.cancel
-	a.h, a.unsub, a.cancel = nil, nil, nil
+	at := a.conns[c]
+	delete(a.conns, c)
 	a.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if at == nil {
+		return
 	}
-	if unsub != nil {
-		unsub()
-	}
-	if h != nil {
-		if err := h.Close(); err != nil && a.opts.Logger != nil {
-			a.opts.Logger.Warn("closing harness", "err", err)
-		}
+	at.cancel()
+	at.unsub()
+	if err := at.h.Close(); err != nil && a.opts.Logger != nil {
+		a.opts.Logger.Warn("closing harness", "err", err)
 	}
 }
 
@@ -154,7 +164,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 		r.Apply(ev)
 	})
 	a.mu.Lock()
-	a.h, a.unsub, a.cancel = h, unsub, cancel
+	a.conns[c] = &attachment{h: h, unsub: unsub, cancel: cancel}
 	a.mu.Unlock()
 	h.SetUI(clientUI{c})
 	if p.ProcessID > 0 {
@@ -364,8 +374,8 @@ func mapErr(err error) error {
 }
 
 // need returns the harness or the not-initialized error.
-func (a *agent) need() (*harness.Harness, error) {
-	h := a.harness()
+func (a *agent) need(c *Client) (*harness.Harness, error) {
+	h := a.harness(c)
 	if h == nil {
 		return nil, &Error{Code: CodeServerNotInitialized, Message: "server not initialized"}
 	}

@@ -17,7 +17,7 @@ import (
 // (-32602 on a mismatch) and errors are mapped to protocol errors.
 func handle[P any](a *agent, fn func(ctx context.Context, h *harness.Harness, p P) (any, error)) HandlerFunc {
 	return func(ctx context.Context, c *Client, raw json.RawMessage) (any, error) {
-		h, err := a.need()
+		h, err := a.need(c)
 		if err != nil {
 			return nil, err
 		}
