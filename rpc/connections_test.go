@@ -17,8 +17,10 @@ import (
 // no-model without any network.
 type noModels struct{}
 
-func (noModels) Find(context.Context, string) (llm.Model, error) { return llm.Model{}, harness.ErrNoModel }
-func (noModels) Default(context.Context) (llm.Model, error)      { return llm.Model{}, harness.ErrNoModel }
+func (noModels) Find(context.Context, string) (llm.Model, error) {
+	return llm.Model{}, harness.ErrNoModel
+}
+func (noModels) Default(context.Context) (llm.Model, error) { return llm.Model{}, harness.ErrNoModel }
 
 // TestTwoConnectionsHaveTheirOwnHarness: one server serves two connections;
 // each initialize builds its own harness, a second initialize on one
