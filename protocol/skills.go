@@ -14,16 +14,8 @@ type Skill struct {
 	AllowedTools           []string       `json:"allowedTools,omitempty"`
 }
 
-// Diagnostic is a problem found while loading skills or templates; Line is
-// 1-based, 0 when unknown.
-type Diagnostic struct {
-	Path     string `json:"path"`
-	Line     int    `json:"line,omitempty"`
-	Message  string `json:"message"`
-	Severity string `json:"severity"`
-}
-
-// SkillsListResult is the result of skills/list.
+// SkillsListResult is the result of skills/list. Its diagnostics are the
+// same Diagnostic as agents/list's (subagent.go).
 type SkillsListResult struct {
 	Skills      []Skill      `json:"skills"`
 	Diagnostics []Diagnostic `json:"diagnostics"`
