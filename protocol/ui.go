@@ -13,6 +13,18 @@ type ApprovalParams struct {
 	Category   string          `json:"category"` // read | edit | execute | mcp | other
 	Args       json.RawMessage `json:"args"`
 	Display    string          `json:"display"` // one line describing the call
+	// Subagent names the child whose call this is (absent for the agent's
+	// own calls).
+	Subagent *ApprovalSubagent `json:"subagent,omitempty"`
+}
+
+// ApprovalSubagent is the subagent a call to approve belongs to.
+type ApprovalSubagent struct {
+	Agent      string `json:"agent"`
+	ToolCallID string `json:"toolCallId"` // the parent's subagent tool call
+	Session    string `json:"session,omitempty"`
+	SessionID  string `json:"sessionId,omitempty"`
+	Fork       bool   `json:"fork,omitempty"`
 }
 
 // Decision is the user's verdict on a tool call.

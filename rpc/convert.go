@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
@@ -69,4 +70,12 @@ func toSessions(list []session.Info) []protocol.SessionInfo {
 			ParentSession: i.ParentSession, Created: i.Created, Modified: i.Modified, EntryCount: i.EntryCount})
 	}
 	return out
+}
+
+func toApprovalParams(req harness.ApprovalRequest) protocol.ApprovalParams {
+	p := protocol.ApprovalParams{ToolCallID: req.ToolCallID, ToolName: req.ToolName, Category: req.Category, Args: req.Args, Display: req.Display}
+	if s := req.Subagent; s != nil {
+		p.Subagent = &protocol.ApprovalSubagent{Agent: s.Agent, ToolCallID: s.ToolCallID, Session: s.Session, SessionID: s.SessionID, Fork: s.Fork}
+	}
+	return p
 }

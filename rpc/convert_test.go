@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -44,4 +45,7 @@ func TestConversionsKeepEveryField(t *testing.T) {
 	sameJSON(t, "tasks", ts, toTasks(ts))
 	list := []session.Info{{ID: "i", Path: "p", Cwd: "c", Name: "n", FirstMessage: "f", ParentSession: "ps", Created: now, Modified: now, EntryCount: 4}}
 	sameJSON(t, "sessions", list, toSessions(list))
+	req := harness.ApprovalRequest{ToolCallID: "c", ToolName: "write", Category: "edit", Args: json.RawMessage(`{"path":"x"}`), Display: "write x",
+		Subagent: &harness.SubagentRef{Agent: "general", ToolCallID: "g1", Session: "s", SessionID: "id", Fork: true}}
+	sameJSON(t, "approval", req, toApprovalParams(req))
 }

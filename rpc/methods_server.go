@@ -275,7 +275,7 @@ func (u clientUI) call(ctx context.Context, method string, params, result any) e
 
 func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
 	var resp protocol.ApprovalResult
-	params := protocol.ApprovalParams{ToolCallID: req.ToolCallID, ToolName: req.ToolName, Category: req.Category, Args: req.Args, Display: req.Display}
+	params := toApprovalParams(req)
 	if err := u.call(ctx, "ui/requestApproval", params, &resp); err != nil {
 		if errors.Is(err, tools.ErrNoUI) {
 			return "", err
