@@ -102,9 +102,14 @@ func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
 	if err != nil {
 		return nil, err
 	}
+	return h.withTrims(s, c), nil
+}
+
+// withTrims applies the recorded tool-output trims to c's messages.
+func (h *Harness) withTrims(s *session.Session, c session.Context) []llm.Message {
 	trims := h.loadTrims(s)
 	if len(trims) == 0 {
-		return c.Messages, nil
+		return c.Messages
 	}
 	items := make([]compaction.Item, len(c.Messages))
 	for i := range c.Messages {
@@ -115,7 +120,7 @@ func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
 	for i := range items {
 		out[i] = *items[i].Message
 	}
-	return out, nil
+	return out
 }
 
 // maybeCompact runs before every model call, inside tool loops too. When

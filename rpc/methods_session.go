@@ -90,17 +90,6 @@ func (a *agent) register(s *Server) {
 		info, err := h.Clone(ctx)
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
-	s.Register("session/tree", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		sess := h.Session()
-		if sess == nil {
-			return map[string]any{"leafId": "", "roots": []any{}}, nil
-		}
-		roots, err := sess.Tree(ctx)
-		if roots == nil {
-			roots = []*session.TreeNode{}
-		}
-		return map[string]any{"leafId": sess.LeafID(), "roots": roots}, err
-	}))
 	s.Register("session/entries", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		IDs    []string `json:"ids"`
 		FromID string   `json:"fromId"`
@@ -146,6 +135,7 @@ func (a *agent) register(s *Server) {
 	}))
 	a.registerAgent(s)
 	a.registerConfig(s)
+	a.registerHistory(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

@@ -330,6 +330,8 @@ type lineInfo struct {
 	hasParent  bool
 	role       string
 	customType string
+	usage      []byte // a message's raw "usage" object, nil if none
+	stopReason string // a message's stopReason
 }
 
 // scanLine checks the structure of one JSON line and extracts the fields the
@@ -345,9 +347,15 @@ func scanLine(line []byte) (li lineInfo, err error) {
 		switch {
 		case m.keyIs("message") && m.start < len(line) && line[m.start] == '{':
 			li.role = ""
+			li.usage, li.stopReason = nil, ""
 			m.end, err = walkObject(line, m.start, func(mm member) {
-				if mm.keyIs("role") {
+				switch {
+				case mm.keyIs("role"):
 					li.role, _ = stringValue(line[mm.start:mm.end])
+				case mm.keyIs("usage"):
+					li.usage = line[mm.start:mm.end]
+				case mm.keyIs("stopReason"):
+					li.stopReason, _ = stringValue(line[mm.start:mm.end])
 				}
 			})
 		default:

@@ -24,6 +24,12 @@ type Options struct {
 	CompactEvery int64
 	// BranchEvery is the number of turns between abandoned branches (0: none).
 	BranchEvery int
+	// ShortTurns writes short shell turns instead of file-reading ones: a
+	// user prompt, one assistant bash call, its output (numbers and code,
+	// about 2 KB) and a short answer, four entries and about 3.8 KB a turn,
+	// so 133 MB hold about 35k turns and 140k entries. With CompactEvery
+	// and BranchEvery 0 the file is one chain.
+	ShortTurns bool
 }
 
 // Stats describes what Write produced.
@@ -54,7 +60,12 @@ func Write(w io.Writer, opts Options) (Stats, error) {
 	var turnStarts []string
 	for g.st.Bytes < opts.Bytes {
 		g.st.Turns++
-		start := g.turn()
+		var start string
+		if opts.ShortTurns {
+			start = g.shortTurn()
+		} else {
+			start = g.turn()
+		}
 		turnStarts = append(turnStarts, start)
 		if opts.CompactEvery > 0 && g.since > opts.CompactEvery && len(turnStarts) > 4 {
 			kept := turnStarts[len(turnStarts)-3]
@@ -104,6 +115,28 @@ func (g *gen) turn() string {
 		}
 	}
 	g.message(g.assistant([]any{text(g.prose(300 + g.r.IntN(1500)))}, "stop"))
+	return start
+}
+
+// shortTurn writes one short shell turn and returns the id of its user
+// message.
+func (g *gen) shortTurn() string {
+	start := g.message(map[string]any{"role": "user", "content": []any{text(g.prose(60 + g.r.IntN(200)))}, "timestamp": g.ms()})
+	id := fmt.Sprintf("call_%d", g.st.Turns)
+	n := 200 + g.r.IntN(400)
+	g.message(g.assistant([]any{text(g.prose(40 + g.r.IntN(120))),
+		map[string]any{"type": "toolCall", "id": id, "name": "bash", "arguments": map[string]any{"command": fmt.Sprintf("seq 1 %d", n)}}}, "toolUse"))
+	var out strings.Builder
+	if g.r.IntN(2) == 0 {
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&out, "%d\n", i)
+		}
+	} else {
+		out.WriteString(g.code(600 + g.r.IntN(2000)))
+	}
+	g.message(map[string]any{"role": "toolResult", "toolCallId": id, "toolName": "bash",
+		"content": []any{text(out.String())}, "isError": false, "timestamp": g.ms()})
+	g.message(g.assistant([]any{text(g.prose(100 + g.r.IntN(440)))}, "stop"))
 	return start
 }
 
