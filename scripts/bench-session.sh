@@ -19,7 +19,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/cwd"
 
 go build -o "$work/pi-lsp" ./cmd/pi-lsp
-go run ./session/internal/sessiongen/gensession -o "$work/big.jsonl" -mb "$MB" -cwd "$work/cwd"
+go run ./internal/sessiongen/gensession -o "$work/big.jsonl" -mb "$MB" -cwd "$work/cwd"
 cat "$work/big.jsonl" >/dev/null # warm the page cache for both
 
 # best RUNS: runs a command RUNS times and prints the best "wall user sys maxrss_kb".
@@ -60,7 +60,7 @@ fi
 
 # Listing: 100 sessions of 10 MB in one cwd directory.
 root="$work/sessions"
-go run ./session/internal/sessiongen/gensession -o "$work/ten.jsonl" -mb 10 -cwd "$work/cwd" >/dev/null
+go run ./internal/sessiongen/gensession -o "$work/ten.jsonl" -mb 10 -cwd "$work/cwd" >/dev/null
 enc=$(printf '%s' "$work/cwd" | sed -e 's#^[/\\]##' -e 's#[/\\:]#-#g')
 mkdir -p "$root/--$enc--"
 for i in $(seq -w 1 100); do cp "$work/ten.jsonl" "$root/--$enc--/2025-01-01T00-00-00-${i}0Z_bench-$i.jsonl"; done

@@ -14,7 +14,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/llm/llmtest"
 	"github.com/pi-lsp/pi-lsp/session"
-	"github.com/pi-lsp/pi-lsp/session/internal/sessiongen"
+	"github.com/pi-lsp/pi-lsp/internal/sessiongen"
 )
 
 // Interoperability with the real pi 0.73.1 (see internal/pitest).

@@ -1,7 +1,7 @@
 // Command gensession writes a large, realistic pi v3 session file for
 // benchmarks (see scripts/bench-session.sh).
 //
-//	go run ./session/internal/sessiongen/gensession -o big.jsonl -mb 133
+//	go run ./internal/sessiongen/gensession -o big.jsonl -mb 133
 package main
 
 import (
@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/pi-lsp/pi-lsp/session/internal/sessiongen"
+	"github.com/pi-lsp/pi-lsp/internal/sessiongen"
 )
 
 func main() {
