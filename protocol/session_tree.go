@@ -3,7 +3,11 @@ package protocol
 // TreeParams are session/tree's params: the children of Root (omitted: the
 // roots), Depth levels of them (default 1, at most 16), at most Limit
 // nodes (default 200, 1–1000), from the cursor After of a previous page.
+//
+// Chain, instead, lists the entries of the run that starts at that entry
+// (a node carrying TreeChain), one node each, in order, Limit per page.
 type TreeParams struct {
+	Chain string `json:"chain,omitempty"`
 	Root  string `json:"root,omitempty"`
 	Depth int    `json:"depth,omitempty"`
 	Limit int    `json:"limit,omitempty"`

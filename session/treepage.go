@@ -58,6 +58,10 @@ type TreeQuery struct {
 	Depth int
 	Limit int
 	After string
+	// Chain, if set, lists the entries of the run that starts at this
+	// entry instead (its first node's Chain), one node each, in order, in
+	// pages of Limit; Root and Depth must be unset.
+	Chain string
 }
 
 // TreePageResult is one page. Next is the cursor of the following page of
@@ -89,6 +93,9 @@ func (s *Session) TreePage(ctx context.Context, q TreeQuery) (TreePageResult, er
 	}
 	if q.Limit < 1 || q.Limit > MaxTreeLimit {
 		return TreePageResult{}, fmt.Errorf("%w: limit must be 1-%d", ErrBadTreeParam, MaxTreeLimit)
+	}
+	if q.Chain != "" {
+		return s.chainPage(ctx, q)
 	}
 	root := none
 	if q.Root != "" {
@@ -132,6 +139,60 @@ func (s *Session) TreePage(ctx context.Context, q TreeQuery) (TreePageResult, er
 			out.Next = treeCursor(q.Root, k+1)
 			break
 		}
+	}
+	return out, nil
+}
+
+// chainPage lists the entries of the run starting at q.Chain. The caller
+// holds s.mu.
+func (s *Session) chainPage(ctx context.Context, q TreeQuery) (TreePageResult, error) {
+	x := &s.idx
+	if q.Root != "" || q.Depth > 1 {
+		return TreePageResult{}, fmt.Errorf("%w: chain lists one run: no root or depth with it", ErrBadTreeParam)
+	}
+	first, ok := x.lookup(q.Chain)
+	if !ok || x.recs[first].kind == kLeaf {
+		return TreePageResult{}, fmt.Errorf("%w: unknown chain %q", ErrBadTreeParam, q.Chain)
+	}
+	start := 0
+	if q.After != "" {
+		r, off, ok := parseTreeCursor(q.After)
+		if !ok || r != "chain:"+q.Chain {
+			return TreePageResult{}, fmt.Errorf("%w: cursor %q is not one of this chain's", ErrBadTreeParam, q.After)
+		}
+		start = off
+	}
+	t := treeWalk{s: s, onBranch: map[int32]bool{}}
+	for _, i := range x.path(x.leaf) {
+		t.onBranch[i] = true
+	}
+	out := TreePageResult{Nodes: []FlatNode{}}
+	if x.leaf != none {
+		out.LeafID = x.recs[x.leaf].id
+	}
+	i, k := first, 0
+	for {
+		if k%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return TreePageResult{}, err
+			}
+		}
+		kids := t.kids(i)
+		if k >= start {
+			if len(out.Nodes) == q.Limit {
+				out.Next = treeCursor("chain:"+q.Chain, k)
+				break
+			}
+			n, _ := t.node(i, false)
+			out.Nodes = append(out.Nodes, n)
+		}
+		if len(kids) != 1 || i == x.leaf {
+			break
+		}
+		i, k = kids[0], k+1
+	}
+	if start > k {
+		return TreePageResult{}, fmt.Errorf("%w: cursor %q is past the end of the chain", ErrBadTreeParam, q.After)
 	}
 	return out, nil
 }
@@ -195,7 +256,7 @@ func (t *treeWalk) kids(i int32) []int32 {
 // subtree returns the node for i (its run compressed) and, depth-1 levels
 // down, the nodes below the run's last entry, at most limit in all.
 func (t *treeWalk) subtree(i int32, depth, limit int) []FlatNode {
-	n, last := t.node(i)
+	n, last := t.node(i, true)
 	out := []FlatNode{n}
 	if depth <= 1 {
 		return out
@@ -209,8 +270,9 @@ func (t *treeWalk) subtree(i int32, depth, limit int) []FlatNode {
 	return out
 }
 
-// node builds i's node and returns the last entry of its run.
-func (t *treeWalk) node(i int32) (FlatNode, int32) {
+// node builds i's node and, with run, compresses the run it starts and
+// returns its last entry.
+func (t *treeWalk) node(i int32, run bool) (FlatNode, int32) {
 	s, x := t.s, &t.s.idx
 	r := &x.recs[i]
 	kids := t.kids(i)
@@ -231,7 +293,7 @@ func (t *treeWalk) node(i int32) (FlatNode, int32) {
 		n.Type, n.Role, n.Preview = "corrupt", "", fmt.Sprintf("entry %s: %v", r.id, err)
 	}
 	last, length := i, 1
-	for len(kids) == 1 && last != x.leaf {
+	for run && len(kids) == 1 && last != x.leaf {
 		last = kids[0]
 		length++
 		kids = t.kids(last)
