@@ -42,6 +42,7 @@ type result struct {
 func main() {
 	bin := flag.String("bin", "bin/pi-lsp", "pi-lsp binary")
 	sess := flag.String("session", "", "session file to open")
+	line := flag.Bool("line", false, "print \"frameMs openMs peakRssMB snapshotBytes treeMs treeBytes\" instead of JSON")
 	flag.Parse()
 	if *sess == "" {
 		fmt.Fprintln(os.Stderr, "benchopen: -session is required")
@@ -54,6 +55,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "benchopen: %v (measured so far: %s)\n", err, out)
 		os.Exit(1)
+	}
+	if *line {
+		fmt.Printf("%.1f %.1f %.1f %d %.1f %d\n", res.FrameMs, res.OpenMs, res.PeakRSSMB, res.SnapshotBytes, res.TreeMs, res.TreeBytes)
+		return
 	}
 	fmt.Println(string(out))
 }

@@ -210,3 +210,57 @@ t.test(':PiTree on a session with 100 branches lists every branch', function()
   end
   t.ok(branches >= 200, 'branch points shown: ' .. branches)
 end)
+
+t.test(':PiOlder pages earlier items into the transcript without moving the cursor', function()
+  local c, proj = H.start(t, {})
+  local path = proj .. '/long.jsonl'
+  write_chain(path, 300)
+  t.eq(nil, (c:request_sync('session/open', { path = path }, 10000)))
+  t.wait(function()
+    local st = c:display()
+    return st and type(st.history) == 'table' and (st.session or {}).path == path
+  end, 5000, 'bounded state with a history marker')
+  local chat = require('pi_lsp.chat')
+  local view = chat.open(c)
+  local function tlines()
+    return vim.api.nvim_buf_get_lines(view.tbuf, 0, -1, false)
+  end
+  local function count(needle)
+    local n = 0
+    for _, l in ipairs(tlines()) do
+      if l:find(needle, 1, false) then
+        n = n + 1
+      end
+    end
+    return n
+  end
+  local shown = count('^question %d+$')
+  t.ok(shown > 0 and shown < 300, 'the state holds the newest turns only: ' .. shown)
+  t.eq(0, count('^question 1$'))
+  local twin = H.win_of(view.tbuf)
+  local target = line_of(tlines(), 'answer 290')
+  vim.api.nvim_win_set_cursor(twin, { target, 0 })
+  local done, loaded = false, 0
+  chat.older(c, function(err, n)
+    t.eq(nil, err)
+    done, loaded = true, n
+  end)
+  t.wait(function()
+    return done
+  end, 5000, 'older page loaded')
+  t.ok(loaded > 0, 'items loaded')
+  local row = vim.api.nvim_win_get_cursor(twin)[1]
+  t.ok(tlines()[row]:find('answer 290', 1, true) ~= nil, 'the cursor stays on the same line: ' .. tostring(tlines()[row]))
+  -- Page back to the first item: every question shown exactly once.
+  for _ = 1, 10 do
+    done = false
+    chat.older(c, function()
+      done = true
+    end)
+    t.wait(function()
+      return done
+    end, 5000, 'page')
+  end
+  t.eq(300, count('^question %d+$'))
+  t.eq(1, count('^question 1$'))
+end)
