@@ -70,6 +70,8 @@ export interface DisplayState {
   model?: string;
   thinkingLevel?: string;
   items?: DisplayItem[];
+  /** Older items than the state holds (the state is bounded): display/history's first cursor. */
+  history?: { older: number; before: string } | null;
   pending?: { approval?: unknown; question?: unknown; plan?: unknown };
   tasks?: Task[];
   queue?: { steering?: Array<string | QueuedMessage>; followUp?: Array<string | QueuedMessage> };
