@@ -57,8 +57,8 @@ func (e *Estimator) Calibrate(reported, estimated int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch {
-	case e.scale == 0 || r > e.scale:
-		e.scale = r
+	case !e.calibrated || r > e.scale:
+		e.scale, e.calibrated = r, true
 	default:
 		e.scale = 0.7*e.scale + 0.3*r
 	}
@@ -83,4 +83,40 @@ func (e *Estimator) scaled(n int) int {
 		return n
 	}
 	return int(math.Ceil(float64(n) * s))
+}
+
+// Calibrated reports whether a provider's usage has calibrated e.
+func (e *Estimator) Calibrated() bool {
+	if e == nil {
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.calibrated
+}
+
+// Assume sets a provisional factor on an estimator no answer has
+// calibrated yet (the first prompt on a large session: the usage recorded
+// in the file may be far too low, and the estimate of its content is the
+// only measure); the first Calibrate replaces it.
+func (e *Estimator) Assume(scale float64) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.calibrated {
+		e.scale = math.Min(math.Max(scale, minScale), maxScale)
+	}
+}
+
+// ContentTokens estimates the context part of a branch from its content
+// alone, without trusting any recorded usage.
+func ContentTokens(items []Item, e *Estimator) int {
+	ctx, _ := contextOf(items)
+	n := 0
+	for _, it := range ctx {
+		n += e.item(it)
+	}
+	return n
 }

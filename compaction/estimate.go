@@ -36,6 +36,8 @@ type Estimator struct {
 	mu    sync.Mutex
 	cache map[cacheKey]int // raw counts (before scale)
 	scale float64          // provider tokens per estimated token (0: not calibrated, 1)
+	// calibrated: scale comes from a provider's usage, not from Assume.
+	calibrated bool
 }
 
 type cacheKey struct {

@@ -136,7 +136,14 @@ func (h *Harness) maybeCompact(ctx context.Context, model llm.Model) error {
 	if err != nil {
 		return err
 	}
-	d := compaction.Plan(items, model.ContextWindow, s, h.estimator(model), 0)
+	e := h.estimator(model)
+	if !e.Calibrated() && 2*compaction.ContentTokens(items, e) > s.Threshold(model.ContextWindow) {
+		// No answer has told yet how this provider counts, and the branch
+		// may be over the window: plan with a margin (2x the estimate,
+		// about 2 characters a token for chars/4) until one does.
+		e.Assume(2)
+	}
+	d := compaction.Plan(items, model.ContextWindow, s, e, 0)
 	switch d.Action {
 	case compaction.ActionTrim:
 		return h.recordTrims(ctx, d.Trims)

@@ -30,6 +30,10 @@ type Options struct {
 	// so 133 MB hold about 35k turns and 140k entries. With CompactEvery
 	// and BranchEvery 0 the file is one chain.
 	ShortTurns bool
+	// Usage, if set, is the input tokens every assistant message records
+	// (instead of 20k-100k at random): a low figure makes a session whose
+	// recorded usage is far below its real size.
+	Usage int
 }
 
 // Stats describes what Write produced.
@@ -45,11 +49,12 @@ type gen struct {
 	t     time.Time
 	st    Stats
 	since int64 // bytes since the last compaction
+	usage int   // fixed recorded input tokens, 0 = random
 }
 
 // Write writes one session to w.
 func Write(w io.Writer, opts Options) (Stats, error) {
-	g := &gen{w: bufio.NewWriterSize(w, 1<<20), r: rand.New(rand.NewPCG(opts.Seed, 7)), ids: map[string]bool{},
+	g := &gen{usage: opts.Usage, w: bufio.NewWriterSize(w, 1<<20), r: rand.New(rand.NewPCG(opts.Seed, 7)), ids: map[string]bool{},
 		t: time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)}
 	if opts.Cwd == "" {
 		opts.Cwd = "/home/dev/project"
@@ -142,6 +147,9 @@ func (g *gen) shortTurn() string {
 
 func (g *gen) assistant(content []any, stop string) map[string]any {
 	in, out := 20000+g.r.IntN(80000), 200+g.r.IntN(2000)
+	if g.usage > 0 {
+		in = g.usage
+	}
 	return map[string]any{"role": "assistant", "content": content, "api": "openai-completions", "provider": "openai", "model": "gpt-4.1",
 		"usage": map[string]any{"input": in, "output": out, "cacheRead": 0, "cacheWrite": 0, "totalTokens": in + out,
 			"cost": map[string]any{"input": 0.01, "output": 0.02, "cacheRead": 0, "cacheWrite": 0, "total": 0.03}},
