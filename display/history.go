@@ -55,6 +55,9 @@ func itemsFrom(msgs []llm.Message, newID func(i int) string) []Item {
 			if m.IsError {
 				it.Status = ToolError
 			}
+			if it.ToolName == "subagent" {
+				it.Child = childFromDetails(m.Details)
+			}
 			var details struct {
 				Diff string `json:"diff"`
 			}

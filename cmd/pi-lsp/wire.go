@@ -101,6 +101,10 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 	if err != nil {
 		return nil, err
 	}
+	subagents, err := subagentSettings(settingsPath())
+	if err != nil {
+		return nil, err
+	}
 	var e env.Env = env.NewLocal(abs)
 	if buffers != nil {
 		e = &env.Editor{Env: e, Read: buffers}
@@ -117,6 +121,7 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		Modes:        modes,
 
 		BudgetOverrides: overrides,
+		Subagents:       subagents,
 		Environ:         os.Environ(),
 		Logger:          log,
 	})

@@ -155,6 +155,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           this.post({ type: 'history', items: r.items ?? [], before: r.before ?? null });
           break;
         }
+        case 'openSession':
+          await vscode.commands.executeCommand('piLsp.openSubagentSession', m.path);
+          break;
         case 'openLink':
           if (/^(https?:|mailto:)/i.test(m.href)) await vscode.env.openExternal(vscode.Uri.parse(m.href));
           break;

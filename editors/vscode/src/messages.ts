@@ -31,4 +31,5 @@ export type FromWebview =
   | { type: 'commands' }
   | { type: 'runCommand'; command: string }
   | { type: 'openLink'; href: string }
-  | { type: 'older'; before: string };
+  | { type: 'older'; before: string }
+  | { type: 'openSession'; path: string };
