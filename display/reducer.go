@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -121,9 +122,19 @@ func (r *Reducer) Apply(ev harness.Event) {
 // the transcript seeded from its history (see ItemsFromMessages). Mode,
 // model, thinking level and yolo are kept. Every client gets a full state.
 func (r *Reducer) Reset(session SessionInfo, history []Item) {
+	r.ResetPage(session, history, nil)
+}
+
+// ResetPage is Reset with the newest page of the history only (see Page):
+// older names what the state leaves out.
+func (r *Reducer) ResetPage(session SessionInfo, history []Item, older *protocol.HistoryMarker) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.resetState(session)
+	if older != nil {
+		o := *older
+		r.st.History = &o
+	}
 	for _, it := range history {
 		if it.ID == "" {
 			it.ID = r.newID()
@@ -138,6 +149,13 @@ func (r *Reducer) Reset(session SessionInfo, history []Item) {
 	}
 	r.resync = true
 	r.dispatch(true)
+}
+
+// ItemCount is the number of items in the state.
+func (r *Reducer) ItemCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.st.Items)
 }
 
 // SetSession updates the session info (a rename, say) without a reset.

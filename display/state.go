@@ -5,6 +5,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -38,22 +39,23 @@ const (
 // State is the DisplayState of docs/protocol.md: everything an editor needs
 // to draw one frame. Slices are never nil, so a push op always finds an array.
 type State struct {
-	Session       SessionInfo       `json:"session"`
-	Status        string            `json:"status"`
-	Phase         harness.Phase     `json:"phase"`
-	Mode          Mode              `json:"mode"`
-	Yolo          bool              `json:"yolo"`
-	Model         string            `json:"model"`
-	ThinkingLevel llm.ThinkingLevel `json:"thinkingLevel"`
-	Items         []Item            `json:"items"`
-	Pending       Pending           `json:"pending"`
-	Tasks         []tools.Task      `json:"tasks"`
-	Queue         Queue             `json:"queue"`
-	Tokens        harness.Tokens    `json:"tokens"`
-	ModifiedFiles []string          `json:"modifiedFiles"`
-	Errors        []string          `json:"errors"`
-	Retry         *Retry            `json:"retry"`
-	Compaction    *Compaction       `json:"compaction"`
+	Session       SessionInfo             `json:"session"`
+	Status        string                  `json:"status"`
+	Phase         harness.Phase           `json:"phase"`
+	Mode          Mode                    `json:"mode"`
+	Yolo          bool                    `json:"yolo"`
+	Model         string                  `json:"model"`
+	ThinkingLevel llm.ThinkingLevel       `json:"thinkingLevel"`
+	Items         []Item                  `json:"items"`
+	History       *protocol.HistoryMarker `json:"history"` // older items, for display/history; nil when none
+	Pending       Pending                 `json:"pending"`
+	Tasks         []tools.Task            `json:"tasks"`
+	Queue         Queue                   `json:"queue"`
+	Tokens        harness.Tokens          `json:"tokens"`
+	ModifiedFiles []string                `json:"modifiedFiles"`
+	Errors        []string                `json:"errors"`
+	Retry         *Retry                  `json:"retry"`
+	Compaction    *Compaction             `json:"compaction"`
 }
 
 // SessionInfo names the current session.
@@ -221,6 +223,10 @@ func (s *State) Clone() State {
 	c.ModifiedFiles = cloneStrings(s.ModifiedFiles)
 	c.Errors = cloneStrings(s.Errors)
 	c.Pending = s.Pending.clone()
+	if s.History != nil {
+		h := *s.History
+		c.History = &h
+	}
 	if s.Retry != nil {
 		r := *s.Retry
 		c.Retry = &r

@@ -135,6 +135,7 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 			return
 		}
 		msg := h.streamAssistant(ctx, req)
+		h.calibrate(model, &req, &msg)
 		if msg.StopReason == llm.StopError && !overflowRetried && isContextOverflow(msg.ErrorMessage) {
 			// The provider says the context is too long: compact and retry once.
 			overflowRetried = true

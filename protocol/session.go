@@ -23,25 +23,6 @@ type SessionListResult struct {
 	Sessions []SessionInfo `json:"sessions"`
 }
 
-// TreeResult is the result of session/tree.
-type TreeResult struct {
-	LeafID string      `json:"leafId"`
-	Roots  []*TreeNode `json:"roots"`
-}
-
-// TreeNode is one entry of the session tree.
-type TreeNode struct {
-	ID        string      `json:"id"`
-	ParentID  string      `json:"parentId"`
-	Type      string      `json:"type"`
-	Role      string      `json:"role,omitempty"`
-	Preview   string      `json:"preview"`
-	Label     string      `json:"label,omitempty"`
-	Timestamp string      `json:"timestamp"`
-	OnBranch  bool        `json:"onBranch"`
-	Children  []*TreeNode `json:"children"`
-}
-
 // EntriesResult is the result of session/entries: session file lines as
 // they are stored (pi's v3 JSONL entries).
 type EntriesResult struct {

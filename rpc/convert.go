@@ -13,17 +13,6 @@ import (
 // added to skills.Skill, say, reaches an editor only when it is added here
 // and to protocol.
 
-func toTree(nodes []*session.TreeNode) []*protocol.TreeNode {
-	out := make([]*protocol.TreeNode, 0, len(nodes))
-	for _, n := range nodes {
-		out = append(out, &protocol.TreeNode{
-			ID: n.ID, ParentID: n.ParentID, Type: n.Type, Role: n.Role, Preview: n.Preview,
-			Label: n.Label, Timestamp: n.Timestamp, OnBranch: n.OnBranch, Children: toTree(n.Children),
-		})
-	}
-	return out
-}
-
 func toSkillsList(r skills.Result) protocol.SkillsListResult {
 	out := protocol.SkillsListResult{Skills: make([]protocol.Skill, 0, len(r.Skills)), Diagnostics: make([]protocol.Diagnostic, 0, len(r.Diagnostics))}
 	for _, s := range r.Skills {

@@ -30,9 +30,6 @@ func sameJSON(t *testing.T, what string, core, wire any) {
 
 func TestConversionsKeepEveryField(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tree := []*session.TreeNode{{ID: "a", ParentID: "", Type: "message", Role: "user", Preview: "hi", Label: "L", Timestamp: "t", OnBranch: true,
-		Children: []*session.TreeNode{{ID: "b", ParentID: "a", Type: "message", Children: []*session.TreeNode{}}}}}
-	sameJSON(t, "tree", tree, toTree(tree))
 	sk := skills.Result{
 		Skills:      []skills.Skill{{Name: "n", Description: "d", Path: "p", BaseDir: "b", Source: "user", DisableModelInvocation: true, License: "MIT", Compatibility: "c", Metadata: map[string]any{"k": "v"}, AllowedTools: []string{"read"}}},
 		Diagnostics: []skills.Diagnostic{{Path: "p", Line: 3, Message: "m", Severity: "warning"}},

@@ -149,19 +149,24 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	unsub := h.Subscribe(func(ev harness.Event) {
 		switch ev.Type {
 		case harness.EvSession:
-			history := display.ItemsFromMessages(h.DisplayHistory(context.Background()))
-			if cur := r.State(); len(history) == 0 && cur.Session.ID == "" && len(cur.Items) == 0 {
+			items, older := displayPage(context.Background(), h)
+			if cur := r.State(); len(items) == 0 && older == nil && cur.Session.ID == "" && len(cur.Items) == 0 {
 				// The first prompt created the session: nothing to replace,
 				// so an op is enough (no full state on the wire).
 				r.SetSession(sessionInfo(h))
 				return
 			}
-			r.Reset(sessionInfo(h), history)
+			r.ResetPage(sessionInfo(h), items, older)
 			return
 		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills:
 			prog.add(ev)
 		}
 		r.Apply(ev)
+		if ev.Type == harness.EvAgentEnd && r.ItemCount() > 2*display.DefaultItems {
+			// The state stays bounded on long runs: once it holds twice
+			// the bound, it is seeded again with the newest page.
+			seedDisplay(context.Background(), r, h)
+		}
 	})
 	a.mu.Lock()
 	a.conns[c] = &attachment{h: h, unsub: unsub, cancel: cancel}
@@ -180,7 +185,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	}
 
 	// Seed the display with the state the session step left.
-	r.Reset(sessionInfo(h), display.ItemsFromMessages(h.DisplayHistory(ctx)))
+	seedDisplay(ctx, r, h)
 	ms := h.ModeState()
 	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode, Yolo: ms.Yolo})
 	if m, err := h.Model(ctx); err == nil {

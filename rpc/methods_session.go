@@ -94,14 +94,6 @@ func (a *agent) register(s *Server) {
 		info, err := h.Clone(ctx)
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
-	s.Register("session/tree", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		sess := h.Session()
-		if sess == nil {
-			return protocol.TreeResult{Roots: []*protocol.TreeNode{}}, nil
-		}
-		roots, err := sess.Tree(ctx)
-		return protocol.TreeResult{LeafID: sess.LeafID(), Roots: toTree(roots)}, err
-	}))
 	s.Register("session/entries", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		IDs    []string `json:"ids"`
 		FromID string   `json:"fromId"`
@@ -147,6 +139,7 @@ func (a *agent) register(s *Server) {
 	}))
 	a.registerAgent(s)
 	a.registerConfig(s)
+	a.registerHistory(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {
