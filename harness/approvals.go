@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -248,11 +247,8 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 	if ui == nil {
 		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat), nil
 	}
-	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: json.RawMessage(h.redact.Redact(string(call.Args))), Display: h.redact.Redact(display), Subagent: sub,
+	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: call.Args, Display: display, Subagent: sub,
 		Preview: h.previewFor(ctx, call)}
-	if !json.Valid(req.Args) {
-		req.Args = call.Args
-	}
 	h.emit(Event{Type: EvApproval, ToolCallID: call.ID, ToolName: name, Approval: &req, Subagent: sub})
 	reply, err := askApproval(ctx, ui, req)
 	if err != nil {

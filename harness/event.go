@@ -59,14 +59,6 @@ const (
 	PhaseRetry         Phase = "retry"
 )
 
-// Task is one item of the live task list.
-type Task struct {
-	ID         string `json:"id"`
-	Content    string `json:"content"`
-	Status     string `json:"status"` // pending | in_progress | completed
-	ActiveForm string `json:"activeForm,omitempty"`
-}
-
 // ApprovalRequest is a tool call waiting on the user's verdict.
 type ApprovalRequest struct {
 	ToolCallID string          `json:"toolCallId"`
@@ -78,21 +70,6 @@ type ApprovalRequest struct {
 	Preview *tools.Preview `json:"preview,omitempty"`
 	// Subagent names the child whose call this is (nil for the agent's own).
 	Subagent *SubagentRef `json:"subagent,omitempty"`
-}
-
-// Question is an ask_user question waiting on the user.
-type Question struct {
-	ID            string   `json:"id"`
-	Question      string   `json:"question"`
-	Options       []string `json:"options,omitempty"`
-	SelectionMode string   `json:"selectionMode,omitempty"` // single | multi
-}
-
-// Plan is a submit_plan plan waiting on the user.
-type Plan struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Plan  string `json:"plan"`
 }
 
 // Tokens is the token accounting the harness reports.
@@ -143,9 +120,9 @@ type Event struct {
 	DelayMs    int               `json:"delayMs,omitempty"`
 	Approval   *ApprovalRequest  `json:"approval,omitempty"`
 	Decision   string            `json:"decision,omitempty"`
-	Question   *Question         `json:"question,omitempty"`
-	Plan       *Plan             `json:"plan,omitempty"`
-	Tasks      []Task            `json:"tasks,omitempty"`
+	Question   *tools.Question   `json:"question,omitempty"`
+	Plan       *tools.Plan       `json:"plan,omitempty"`
+	Tasks      []tools.Task      `json:"tasks,omitempty"`
 	Mode       string            `json:"mode,omitempty"`
 	Yolo       bool              `json:"yolo,omitempty"` // mode_change: YOLO is on
 	Name       string            `json:"name,omitempty"` // session_info: the session's name

@@ -42,7 +42,7 @@ type Config struct {
 	Yolo         bool
 	Tools        []tools.Tool // nil = tools.Builtins()
 	Modes        []Mode       // nil = DefaultModes()
-	Environ      []string     // for the secret redactor
+	Environ      []string     // names the secrets masked in provider errors before they are stored
 	Logger       *slog.Logger
 	Now          func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.

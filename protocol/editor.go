@@ -6,23 +6,13 @@ import "encoding/json"
 // through the editor, prompt context and file search. docs/protocol.md is
 // the reference for each.
 
-// ApprovalResult is the client's answer to ui/requestApproval. Content, with
-// an allowing decision on an edit or write, is the whole file as the user
-// accepted it; Feedback, with "decline", is the user's reason. Content is
-// kept raw so that a value that is not a string can be told apart and
-// declined with a clear result.
-type ApprovalResult struct {
+// ApprovalReply is the whole client answer to ui/requestApproval as pi-lsp
+// reads it (ApprovalResult plus content and feedback): Content raw, so a
+// value that is not a string can be declined with a clear result.
+type ApprovalReply struct {
 	Decision string          `json:"decision"`
 	Content  json.RawMessage `json:"content,omitempty"`
 	Feedback string          `json:"feedback,omitempty"`
-}
-
-// WriteTextFileParams is fs/writeTextFile (server → client): the file's
-// whole new text. The client applies it to its buffer when it has one
-// (with undo), else writes the disk, and answers null.
-type WriteTextFileParams struct {
-	Path string `json:"path"`
-	Text string `json:"text"`
 }
 
 // LineRange is an inclusive 1-based line range.

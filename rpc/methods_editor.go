@@ -60,7 +60,7 @@ func editorWriter(c *Client) env.BufferWriter {
 	}
 	return func(ctx context.Context, path, text string) error {
 		var resp json.RawMessage
-		if err := c.Call(ctx, "fs/writeTextFile", protocol.WriteTextFileParams{Path: path, Text: text}, &resp); err != nil {
+		if err := c.Call(ctx, "fs/writeTextFile", protocol.WriteTextFileParams{Path: path, Content: text}, &resp); err != nil {
 			c.Log(slog.LevelWarn, fmt.Sprintf("fs/writeTextFile %s failed (%v): writing the disk instead", path, err))
 			return err
 		}
@@ -73,7 +73,7 @@ var _ harness.ReviewUI = clientUI{}
 // RequestReview asks ui/requestApproval and reads the whole answer:
 // decision, content and feedback.
 func (u clientUI) RequestReview(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalReply, error) {
-	var resp protocol.ApprovalResult
+	var resp protocol.ApprovalReply
 	if err := u.call(ctx, "ui/requestApproval", req, &resp); err != nil {
 		if ctx.Err() != nil {
 			return harness.ApprovalReply{}, ctx.Err()

@@ -186,12 +186,12 @@ func TestWritesGoThroughTheEditorWhenDeclared(t *testing.T) {
 		return map[string]any{"text": buffer}, nil
 	})
 	s.Handle("fs/writeTextFile", func(_ context.Context, params json.RawMessage) (any, error) {
-		var p struct{ Path, Text string }
+		var p struct{ Path, Content string }
 		_ = json.Unmarshal(params, &p)
 		mu.Lock()
 		defer mu.Unlock()
 		writes = append(writes, p.Path)
-		buffer = p.Text
+		buffer = p.Content
 		return nil, nil
 	})
 	s.prompt("edit the buffer")

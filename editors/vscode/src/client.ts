@@ -107,7 +107,7 @@ export class PiClient {
     conn.onRequest('ui/approvePlan', (p: PlanRequest, t: CancellationToken) => o.ui.approvePlan(p, t));
     conn.onRequest('fs/readTextFile', (p: { path: string }) => o.ui.readTextFile(p.path));
     const write = o.ui.writeTextFile?.bind(o.ui);
-    if (write) conn.onRequest('fs/writeTextFile', (p: { path: string; text: string }) => write(p.path, p.text));
+    if (write) conn.onRequest('fs/writeTextFile', (p: { path: string; content?: string; text?: string }) => write(p.path, p.content ?? p.text ?? ''));
     conn.onError(([err]) => o.onLog(`connection error: ${err.message}`));
     conn.listen();
 

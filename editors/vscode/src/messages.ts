@@ -1,5 +1,5 @@
 // Messages between the extension host and the chat webview (both directions). Types only.
-import type { ApprovalDecision, ApprovalRequest, CommandInfo, ContextItem, DisplayOp, DisplayState, FileMatch, PlanRequest, QuestionRequest } from './protocol';
+import type { ApprovalDecision, ApprovalRequest, CommandInfo, ContextItem, DisplayItem, DisplayOp, DisplayState, FileMatch, PlanRequest, QuestionRequest } from './protocol';
 import type { QuestionAnswer } from './replies';
 
 /** A server → client request waiting for the user, shown as a card in the chat. */
@@ -19,6 +19,7 @@ export type ToWebview =
   | { type: 'editorText'; text: string }
   | { type: 'files'; query: string; files: FileMatch[] }
   | { type: 'addContext'; item: ContextItem }
+  | { type: 'history'; items: DisplayItem[]; before: string | null }
   | { type: 'error'; message: string };
 
 export type FromWebview =
@@ -37,4 +38,5 @@ export type FromWebview =
   | { type: 'commands' }
   | { type: 'runCommand'; command: string }
   | { type: 'openLink'; href: string }
+  | { type: 'older'; before: string }
   | { type: 'openSession'; path: string };

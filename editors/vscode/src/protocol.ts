@@ -86,6 +86,8 @@ export interface DisplayState {
   model?: string;
   thinkingLevel?: string;
   items?: DisplayItem[];
+  /** Older items than the state holds (the state is bounded): display/history's first cursor. */
+  history?: { older: number; before: string } | null;
   pending?: { approval?: unknown; question?: unknown; plan?: unknown };
   tasks?: Task[];
   queue?: { steering?: Array<string | QueuedMessage>; followUp?: Array<string | QueuedMessage> };
@@ -192,9 +194,31 @@ export interface TreeNode {
   children?: TreeNode[];
 }
 
+/** The tree as the Session view draws it (built from session/tree's flat pages by treeLoad.ts). */
 export interface SessionTree {
   leafId: string;
   roots: TreeNode[];
+}
+
+/** One node of a session/tree answer (docs/protocol.md): flat, `chain` for a linear run. */
+export interface FlatTreeNode {
+  id: string;
+  parentId: string;
+  type: string;
+  role?: string;
+  preview: string;
+  label?: string;
+  timestamp: string;
+  onBranch: boolean;
+  childCount: number;
+  chain?: { length: number; lastId: string; lastChildCount: number };
+}
+
+/** A session/tree answer. */
+export interface FlatTreePage {
+  nodes: FlatTreeNode[];
+  leafId: string;
+  next: string | null;
 }
 
 export interface ModelInfo {

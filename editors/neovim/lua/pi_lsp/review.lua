@@ -161,9 +161,9 @@ end
 --- fs/writeTextFile {path, text}: into the loaded buffer (undoable), else to the disk.
 function M.write(params)
   local path = type(params) == 'table' and params.path or nil
-  local text = type(params) == 'table' and params.text or nil
+  local text = type(params) == 'table' and (params.content or params.text) or nil
   if type(path) ~= 'string' or type(text) ~= 'string' then
-    return nil, { code = -32602, message = 'fs/writeTextFile needs path and text' }
+    return nil, { code = -32602, message = 'fs/writeTextFile needs path and content' }
   end
   local buf = vim.fn.bufnr(path)
   if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
