@@ -5,6 +5,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 // Run status values of State.Status.
@@ -53,6 +54,9 @@ type State struct {
 	Errors        []string          `json:"errors"`
 	Retry         *Retry            `json:"retry"`
 	Compaction    *Compaction       `json:"compaction"`
+	// Memory is observational memory's status; null until the session
+	// uses it.
+	Memory *protocol.MemoryStatus `json:"memory"`
 }
 
 // SessionInfo names the current session.
@@ -207,6 +211,7 @@ func (s *State) Clone() State {
 		cp := *s.Compaction
 		c.Compaction = &cp
 	}
+	c.Memory = cloneMemory(s.Memory)
 	return c
 }
 

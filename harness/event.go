@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/memory"
 )
 
 // EventType names a harness event. The names follow pi's AgentEvent.
@@ -43,6 +44,7 @@ const (
 	EvSessionInfo      EventType = "session_info"   // the current session was renamed (Name)
 	EvError            EventType = "error"
 	EvSkills           EventType = "skills_changed"
+	EvMemory           EventType = "memory_update" // Memory set; Reason: buffer|observe|activate|reflect|configure|restore; Summary: start|end
 )
 
 // Phase is the harness phase. Entry points that need PhaseIdle answer busy.
@@ -143,4 +145,5 @@ type Event struct {
 	Reason     string            `json:"reason,omitempty"` // compaction_*: "threshold" | "overflow" | "manual"; agent_end: stop reason
 	Summary    string            `json:"summary,omitempty"`
 	SessionID  string            `json:"sessionId,omitempty"`
+	Memory     *memory.Status    `json:"memory,omitempty"`
 }

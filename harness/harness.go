@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/memory"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -47,6 +48,10 @@ type Config struct {
 	Now          func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
+	// Memory is the memory mode of sessions that chose none (--memory,
+	// settings); MemoryIdle overrides the idle trigger per model.
+	Memory     memory.Settings
+	MemoryIdle map[string]time.Duration
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -95,6 +100,8 @@ type Harness struct {
 	estimators  map[string]*compaction.Estimator
 	skillsRes   *skills.Result
 	skillsDirty bool
+
+	mem memoryHolder // observational memory (memory.go)
 }
 
 // New builds a harness. It opens no session: the first prompt creates one
@@ -222,6 +229,7 @@ func (h *Harness) Close() error {
 	h.mu.Unlock()
 	h.Abort()
 	h.waitRun()
+	h.closeMemory()
 	h.mu.Lock()
 	s := h.sess
 	h.sess = nil

@@ -495,3 +495,7 @@ func (e *Engine) WaitIdle() {
 		}
 	}
 }
+
+// View is the context for msgs as the state stands, without running
+// anything.
+func (e *Engine) View(msgs []Msg) View { return e.view(msgs) }

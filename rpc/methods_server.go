@@ -156,7 +156,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 			}
 			r.Reset(sessionInfo(h), history)
 			return
-		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills:
+		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills, harness.EvMemory:
 			prog.add(ev)
 		}
 		r.Apply(ev)
@@ -187,6 +187,9 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	r.Apply(harness.Event{Type: harness.EvThinking, Thinking: h.Thinking()})
 	st := h.State(ctx)
 	r.Apply(harness.Event{Type: harness.EvUsage, Tokens: &st.Tokens})
+	if mv, err := h.MemoryShow(ctx); err == nil && mv.Settings.Observational() {
+		r.Apply(harness.Event{Type: harness.EvMemory, Memory: &mv.Status})
+	}
 	c.AttachDisplay(r)
 	c.AttachEvents(h)
 	return nil
@@ -243,6 +246,8 @@ func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
 					_ = c.Progress(token, map[string]any{"kind": "end", "message": msg})
 				case harness.EvSkills:
 					_ = c.Notify("skills/changed", struct{}{})
+				case harness.EvMemory:
+					memoryProgress(c, ev)
 				}
 			}
 		}

@@ -23,6 +23,7 @@ type common struct {
 	cwd         string
 	yolo        bool
 	logLevel    string
+	memory      string
 }
 
 type multiFlag []string
@@ -37,6 +38,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cwd, "cwd", "", "working directory")
 	fs.BoolVar(&c.yolo, "yolo", false, "approve every tool call no policy denies")
 	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug|info|warn|error")
+	fs.StringVar(&c.memory, "memory", "", "context management of new sessions: compaction|observational (default: settings, else compaction)")
 }
 
 func agentDir() string {
@@ -101,6 +103,10 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 	if err != nil {
 		return nil, err
 	}
+	mem, idle, err := memorySettings(settingsPath(), c.memory)
+	if err != nil {
+		return nil, err
+	}
 	var e env.Env = env.NewLocal(abs)
 	if buffers != nil {
 		e = &env.Editor{Env: e, Read: buffers}
@@ -117,6 +123,8 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		Modes:        modes,
 
 		BudgetOverrides: overrides,
+		Memory:          mem,
+		MemoryIdle:      idle,
 		Environ:         os.Environ(),
 		Logger:          log,
 	})
