@@ -25,10 +25,10 @@ type memoryHolder struct {
 	settings memory.Settings
 	eng      *memory.Engine
 	sess     *session.Session
-	lastCall time.Time // the last main model call: the idle trigger
-	lastProv string    // its provider: the provider-change trigger
+	lastCall time.Time     // the last main model call: the idle trigger
+	lastProv string        // its provider: the provider-change trigger
 	calib    atomic.Uint64 // math.Float64bits of provider tokens per estimated token
-	lastEst  int       // the estimate of the last main request
+	lastEst  int           // the estimate of the last main request
 }
 
 // MemoryInfo is what memory/configure answers.
@@ -159,6 +159,22 @@ func (h *Harness) resetMemory(ctx context.Context) {
 	if old != nil {
 		old.Close()
 	}
+}
+
+// recordMemoryDefault writes the configured default (--memory, settings)
+// into a new session, so that it resumes with the same memory.
+func (h *Harness) recordMemoryDefault(ctx context.Context) {
+	s := h.Session()
+	if s == nil || h.cfg.Memory.Mode == "" {
+		return
+	}
+	if _, err := s.AppendCustom(ctx, memory.CustomSettings, h.cfg.Memory); err != nil {
+		h.log.Warn("record memory settings", "err", err)
+		return
+	}
+	h.mem.mu.Lock()
+	h.mem.settings = h.cfg.Memory
+	h.mem.mu.Unlock()
 }
 
 // announceMemory tells the display the memory status of the session just

@@ -138,6 +138,9 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 		h.recordInitialState(ctx)
 	}
 	h.resetMemory(ctx)
+	if !restore {
+		h.recordMemoryDefault(ctx)
+	}
 	h.emit(Event{Type: EvSession, SessionID: s.ID()})
 	// What restoreState brought back (or kept) from the session.
 	h.emitMode()

@@ -32,6 +32,7 @@ type Server struct {
 	script   []entry
 	requests [][]byte
 	closed   bool
+	counter  func([]byte) int // prompt tokens of a request (SetTokenCounter); nil = bytes/4
 }
 
 type entry struct {
@@ -158,6 +159,14 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, n, ok := s.take(body)
+	s.mu.Lock()
+	counter := s.counter
+	s.mu.Unlock()
+	if ok && counter != nil && resp.Usage == nil {
+		u := resp.usage(len(body))
+		u.Prompt = counter(body)
+		resp.Usage = &u
+	}
 	if !ok {
 		writeError(w, http.StatusInternalServerError,
 			fmt.Sprintf("%s: request %d matched no scripted response", ExhaustedMessage, n), 0)
