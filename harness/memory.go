@@ -25,10 +25,11 @@ type memoryHolder struct {
 	settings memory.Settings
 	eng      *memory.Engine
 	sess     *session.Session
-	lastCall time.Time     // the last main model call: the idle trigger
-	lastProv string        // its provider: the provider-change trigger
-	calib    atomic.Uint64 // math.Float64bits of provider tokens per estimated token
-	lastEst  int           // the estimate of the last main request
+	lastCall time.Time      // the last main model call: the idle trigger
+	lastProv string         // its provider: the provider-change trigger
+	calib    atomic.Uint64  // math.Float64bits of provider tokens per estimated token
+	lastEst  int            // the estimate of the last main request
+	sizes    map[string]int // estimated tokens per message entry (entries never change)
 }
 
 // MemoryInfo is what memory/configure answers.
@@ -147,6 +148,7 @@ func (h *Harness) resetMemory(ctx context.Context) {
 	h.mem.eng, h.mem.sess = nil, nil
 	h.mem.settings = memory.Settings{}
 	h.mem.lastCall, h.mem.lastProv = time.Time{}, ""
+	h.mem.sizes = nil
 	if s != nil {
 		if raw, ok := s.LatestCustom(memory.CustomSettings); ok {
 			var st memory.Settings
@@ -251,9 +253,17 @@ func (h *Harness) memoryMsgs(ctx context.Context, model llm.Model) ([]memory.Msg
 	est := h.estimator(model)
 	h.mem.mu.Lock()
 	defer h.mem.mu.Unlock()
+	if h.mem.sizes == nil {
+		h.mem.sizes = map[string]int{}
+	}
 	out := make([]memory.Msg, len(c.Messages))
 	for i := range c.Messages {
-		out[i] = memory.Msg{EntryID: c.EntryIDs[i], Message: &c.Messages[i], Tokens: h.calibrated(est.Message(&c.Messages[i]))}
+		n, ok := h.mem.sizes[c.EntryIDs[i]]
+		if !ok {
+			n = est.Message(&c.Messages[i])
+			h.mem.sizes[c.EntryIDs[i]] = n
+		}
+		out[i] = memory.Msg{EntryID: c.EntryIDs[i], Message: &c.Messages[i], Tokens: h.calibrated(n)}
 	}
 	return out, nil
 }
