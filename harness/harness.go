@@ -52,6 +52,8 @@ type Config struct {
 	// settings); MemoryIdle overrides the idle trigger per model.
 	Memory     memory.Settings
 	MemoryIdle map[string]time.Duration
+	// Subagents configure the subagent tool (cap, model aliases).
+	Subagents SubagentSettings
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -102,6 +104,7 @@ type Harness struct {
 	skillsDirty bool
 
 	mem memoryHolder // observational memory (memory.go)
+	sa subagentState // subagents: see subagent.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one

@@ -371,9 +371,9 @@ func (h *Harness) manageContext(ctx context.Context, model llm.Model) error {
 	return err
 }
 
-// noteRequest remembers the estimate of a main request, to calibrate
+// noteMemoryRequest remembers the estimate of a main request, to calibrate
 // against the usage its answer reports.
-func (h *Harness) noteRequest(model llm.Model, req llm.Request) {
+func (h *Harness) noteMemoryRequest(model llm.Model, req llm.Request) {
 	if !h.observational() {
 		return
 	}

@@ -107,6 +107,10 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 	if err != nil {
 		return nil, err
 	}
+	subagents, err := subagentSettings(settingsPath())
+	if err != nil {
+		return nil, err
+	}
 	var e env.Env = env.NewLocal(abs)
 	if buffers != nil {
 		e = &env.Editor{Env: e, Read: buffers}
@@ -125,6 +129,7 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		BudgetOverrides: overrides,
 		Memory:          mem,
 		MemoryIdle:      idle,
+		Subagents:       subagents,
 		Environ:         os.Environ(),
 		Logger:          log,
 	})
