@@ -103,8 +103,8 @@ type Harness struct {
 	skillsRes   *skills.Result
 	skillsDirty bool
 
-	mem memoryHolder // observational memory (memory.go)
-	sa subagentState // subagents: see subagent.go
+	mem memoryHolder  // observational memory (memory.go)
+	sa  subagentState // subagents: see subagent.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one
