@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -364,9 +363,6 @@ func (h *Harness) manageContext(ctx context.Context, model llm.Model) error {
 	case memory.PolicyBypass:
 		h.log.Warn("memory: bypassed", "err", err)
 		return nil
-	}
-	if errors.Is(err, context.Canceled) {
-		return err
 	}
 	return err
 }
