@@ -56,6 +56,9 @@ type State struct {
 	Errors        []string                `json:"errors"`
 	Retry         *Retry                  `json:"retry"`
 	Compaction    *Compaction             `json:"compaction"`
+	// Memory is observational memory's status; null until the session
+	// uses it.
+	Memory *protocol.MemoryStatus `json:"memory"`
 }
 
 // SessionInfo names the current session.
@@ -235,6 +238,7 @@ func (s *State) Clone() State {
 		cp := *s.Compaction
 		c.Compaction = &cp
 	}
+	c.Memory = cloneMemory(s.Memory)
 	return c
 }
 

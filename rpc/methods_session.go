@@ -140,6 +140,7 @@ func (a *agent) register(s *Server) {
 	a.registerAgent(s)
 	a.registerConfig(s)
 	a.registerHistory(s)
+	a.registerMemory(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {
