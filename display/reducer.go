@@ -291,6 +291,8 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		}
 	case harness.EvUsage:
 		r.setTokens(ev.Tokens)
+	case harness.EvMemory:
+		r.setMemory(ev.Memory)
 	case harness.EvSession:
 		info := r.st.Session
 		if ev.SessionID != info.ID {

@@ -60,6 +60,9 @@ type State struct {
 	// dropped, for the editor to put back in its input; cleared when the
 	// next run starts.
 	ReturnedDrafts []string `json:"returnedDrafts"`
+	// Memory is observational memory's status; null until the session
+	// uses it.
+	Memory *protocol.MemoryStatus `json:"memory"`
 }
 
 // SessionInfo names the current session.
@@ -267,6 +270,7 @@ func (s *State) Clone() State {
 		cp := *s.Compaction
 		c.Compaction = &cp
 	}
+	c.Memory = cloneMemory(s.Memory)
 	return c
 }
 

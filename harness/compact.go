@@ -98,6 +98,9 @@ func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
 	if s == nil {
 		return []llm.Message{}, nil
 	}
+	if msgs, ok, err := h.memoryContext(ctx); ok {
+		return msgs, err
+	}
 	c, err := s.BuildContext(ctx)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/memory"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -45,6 +46,7 @@ const (
 	EvSessionInfo      EventType = "session_info"   // the current session was renamed (Name)
 	EvError            EventType = "error"
 	EvSkills           EventType = "skills_changed"
+	EvMemory           EventType = "memory_update" // Memory set; Reason: buffer|observe|activate|reflect|configure|restore; Summary: start|end
 )
 
 // Phase is the harness phase. Entry points that need PhaseIdle answer busy.
@@ -132,6 +134,7 @@ type Event struct {
 	Reason     string            `json:"reason,omitempty"` // compaction_*: "threshold" | "overflow" | "manual"; agent_end: stop reason
 	Summary    string            `json:"summary,omitempty"`
 	SessionID  string            `json:"sessionId,omitempty"`
+	Memory     *memory.Status    `json:"memory,omitempty"`
 	// Subagent names the child of subagent_* events (and of approvals a
 	// child asks for); Child is the child's own event (subagent_event).
 	Subagent *SubagentRef `json:"subagent,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/memory"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -47,6 +48,10 @@ type Config struct {
 	Now          func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
+	// Memory is the memory mode of sessions that chose none (--memory,
+	// settings); MemoryIdle overrides the idle trigger per model.
+	Memory     memory.Settings
+	MemoryIdle map[string]time.Duration
 	// Subagents configure the subagent tool (cap, model aliases).
 	Subagents SubagentSettings
 }
@@ -98,7 +103,8 @@ type Harness struct {
 	skillsRes   *skills.Result
 	skillsDirty bool
 
-	sa subagentState // subagents: see subagent.go
+	mem memoryHolder  // observational memory (memory.go)
+	sa  subagentState // subagents: see subagent.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one
@@ -226,6 +232,7 @@ func (h *Harness) Close() error {
 	h.mu.Unlock()
 	h.Abort()
 	h.waitRun()
+	h.closeMemory()
 	h.mu.Lock()
 	s := h.sess
 	h.sess = nil

@@ -121,7 +121,7 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 			return
 		}
 		model = h.currentModel(model)
-		if err := h.maybeCompact(ctx, model); err != nil {
+		if err := h.manageContext(ctx, model); err != nil {
 			h.emit(Event{Type: EvTurnEnd})
 			h.fail(err)
 			endReason = "error"
@@ -134,9 +134,10 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 			endReason = "error"
 			return
 		}
+		h.noteMemoryRequest(model, req)
 		msg := h.streamAssistant(ctx, req)
 		h.calibrate(model, &req, &msg)
-		if msg.StopReason == llm.StopError && !overflowRetried && isContextOverflow(msg.ErrorMessage) {
+		if msg.StopReason == llm.StopError && !overflowRetried && !h.observational() && isContextOverflow(msg.ErrorMessage) {
 			// The provider says the context is too long: compact and retry once.
 			overflowRetried = true
 			if err := h.compact(ctx, model, "overflow", ""); err == nil {

@@ -137,6 +137,10 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	} else {
 		h.recordInitialState(ctx)
 	}
+	h.resetMemory(ctx)
+	if !restore {
+		h.recordMemoryDefault(ctx)
+	}
 	h.emit(Event{Type: EvSession, SessionID: s.ID()})
 	// What restoreState brought back (or kept) from the session.
 	h.emitMode()
@@ -146,6 +150,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	h.emit(Event{Type: EvThinking, Thinking: h.Thinking()})
 	h.emitTasks()
 	h.emit(Event{Type: EvUsage, Tokens: h.tokensPtr()})
+	h.announceMemory()
 }
 
 // currentRef is the current model's "provider/id", when one is set.

@@ -159,7 +159,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 			}
 			r.ResetPage(sessionInfo(h), items, older)
 			return
-		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills:
+		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills, harness.EvMemory:
 			prog.add(ev)
 		}
 		r.Apply(ev)
@@ -195,6 +195,9 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	r.Apply(harness.Event{Type: harness.EvThinking, Thinking: h.Thinking()})
 	st := h.State(ctx)
 	r.Apply(harness.Event{Type: harness.EvUsage, Tokens: &st.Tokens})
+	if mv, err := h.MemoryShow(ctx); err == nil && mv.Settings.Observational() {
+		r.Apply(harness.Event{Type: harness.EvMemory, Memory: &mv.Status})
+	}
 	c.AttachDisplay(r)
 	c.AttachEvents(h)
 	return nil
@@ -251,6 +254,8 @@ func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
 					_ = c.Progress(token, protocol.WorkProgress{Kind: "end", Message: msg})
 				case harness.EvSkills:
 					_ = c.Notify("skills/changed", struct{}{})
+				case harness.EvMemory:
+					memoryProgress(c, ev)
 				}
 			}
 		}

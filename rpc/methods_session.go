@@ -142,6 +142,7 @@ func (a *agent) register(s *Server) {
 	a.registerConfig(s)
 	a.registerEditor(s)
 	a.registerHistory(s)
+	a.registerMemory(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

@@ -23,6 +23,7 @@ type common struct {
 	cwd         string
 	yolo        bool
 	logLevel    string
+	memory      string
 }
 
 type multiFlag []string
@@ -37,6 +38,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cwd, "cwd", "", "working directory")
 	fs.BoolVar(&c.yolo, "yolo", false, "approve every tool call no policy denies")
 	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug|info|warn|error")
+	fs.StringVar(&c.memory, "memory", "", "context management of new sessions: compaction|observational (default: settings, else compaction)")
 }
 
 func agentDir() string {
@@ -113,6 +115,10 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 	if err != nil {
 		return nil, err
 	}
+	mem, idle, err := memorySettings(settingsPath(), c.memory)
+	if err != nil {
+		return nil, err
+	}
 	subagents, err := subagentSettings(settingsPath())
 	if err != nil {
 		return nil, err
@@ -133,6 +139,8 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Modes:        modes,
 
 		BudgetOverrides: overrides,
+		Memory:          mem,
+		MemoryIdle:      idle,
 		Subagents:       subagents,
 		Environ:         os.Environ(),
 		Logger:          log,

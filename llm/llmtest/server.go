@@ -38,6 +38,7 @@ type Server struct {
 	closed   bool
 	count    func(body []byte) int // prompt tokens of a request; nil: bytes / 4
 	window   int                   // requests over this many prompt tokens get a 400; 0: no limit
+	counter  func([]byte) int      // prompt tokens of a request (SetTokenCounter); nil = bytes/4
 }
 
 // SetTokens makes the fake count a request's prompt tokens with count
@@ -253,6 +254,14 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		reqBytes = prompt * 4 // usage reports reqBytes / 4
 	}
 	resp, n, ok := s.take(body)
+	s.mu.Lock()
+	counter := s.counter
+	s.mu.Unlock()
+	if ok && counter != nil && resp.Usage == nil {
+		u := resp.usage(len(body))
+		u.Prompt = counter(body)
+		resp.Usage = &u
+	}
 	defer s.finish(n)
 	if resp.AwaitInFlight > 1 {
 		s.awaitInFlight(r, n, resp.AwaitInFlight)

@@ -72,6 +72,9 @@ end, {
   end,
   desc = 'Set the thinking level',
 })
+cmd('PiMemory', function()
+  pi().memory()
+end, { desc = 'Show the observation log (observational memory)' })
 cmd('PiCompact', function(o)
   pi().compact(arg(o))
 end, { nargs = '*', desc = 'Compact the context now' })

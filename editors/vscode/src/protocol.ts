@@ -96,7 +96,24 @@ export interface DisplayState {
   errors?: Array<string | { message?: string; [k: string]: unknown }>;
   retry?: { attempt?: number; maxAttempts?: number; delayMs?: number; message?: string; error?: string; [k: string]: unknown } | null;
   compaction?: unknown;
+  memory?: MemoryStatus | null;
   [key: string]: unknown;
+}
+
+/** The display state's memory field: observational memory's status (docs/memory.md). */
+export interface MemoryStatus {
+  mode?: string;
+  observedMessages?: number;
+  observationTokens?: number;
+  bufferedChunks?: number;
+  bufferedTokens?: number;
+  unobservedTokens?: number;
+  observeTokens?: number;
+  reflectTokens?: number;
+  observing?: boolean;
+  reflecting?: boolean;
+  lastReflection?: { tokensBefore?: number; tokens?: number; level?: number; at?: number } | null;
+  lastError?: string;
 }
 
 export interface ApprovalRequest {
