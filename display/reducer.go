@@ -232,6 +232,10 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 			r.st.Yolo = ev.Yolo
 			r.set(path("yolo"), ev.Yolo)
 		}
+		if ev.Sandbox != "" && ev.Sandbox != r.st.Sandbox {
+			r.st.Sandbox = ev.Sandbox
+			r.set(path("sandbox"), ev.Sandbox)
+		}
 		return true
 	case harness.EvModel:
 		if ev.Model != r.st.Model {
@@ -262,6 +266,9 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		return true
 	case harness.EvError:
 		r.addError(ev.Error)
+		return true
+	case harness.EvNotice:
+		r.pushItem(Item{Kind: KindInfo, Text: "⚠ " + ev.Notice})
 		return true
 	}
 	return false

@@ -33,13 +33,14 @@ const (
 
 // Allows reports whether the decision lets the call run.
 func (d Decision) Allows() bool {
-	return d == DecisionApprove || d == DecisionAlwaysAllowTool || d == DecisionAlwaysAllowCategory
+	return d == DecisionApprove || d == DecisionAlwaysAllowTool || d == DecisionAlwaysAllowCategory || d == DecisionAlwaysAllowPath
 }
 
 // Grants are the session-level "always allow" answers.
 type Grants struct {
-	Tools      []string `json:"tools"`
-	Categories []string `json:"categories"`
+	Tools      []string    `json:"tools"`
+	Categories []string    `json:"categories"`
+	Paths      []PathGrant `json:"paths,omitempty"` // outside the workspace
 }
 
 // Permissions are the standing policies and session grants. They are stored
@@ -86,6 +87,7 @@ func (p Permissions) clone() Permissions {
 	}
 	out.Grants.Tools = append([]string{}, p.Grants.Tools...)
 	out.Grants.Categories = append([]string{}, p.Grants.Categories...)
+	out.Grants.Paths = append([]PathGrant(nil), p.Grants.Paths...)
 	return out
 }
 
@@ -226,7 +228,20 @@ func (h *Harness) grant(ctx context.Context, tool string, category tools.Categor
 func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, display string) (refusal string) {
 	name, cat := call.Name, t.Category()
 	h.mu.Lock()
-	v := resolveApproval(h.perms, h.yolo, name, cat)
+	grants := append([]PathGrant(nil), h.perms.Grants.Paths...)
+	h.mu.Unlock()
+	out := h.judgeAccesses(t, call, grants)
+	h.mu.Lock()
+	var v Verdict
+	if out != nil {
+		// Outside the workspace: a deny still denies, anything else asks,
+		// under YOLO too.
+		if v = resolveApproval(h.perms, false, name, cat); v.Policy != PolicyDeny {
+			v = Verdict{PolicyAsk, "outside the workspace"}
+		}
+	} else {
+		v = resolveApproval(h.perms, h.yolo, name, cat)
+	}
 	h.mu.Unlock()
 	switch v.Policy {
 	case PolicyAllow:
@@ -236,11 +251,18 @@ func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, di
 	}
 	ui := h.getUI()
 	if ui == nil {
+		if out != nil {
+			return outsideRefusal(name, out, "no client that can approve is connected")
+		}
 		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat)
 	}
 	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: json.RawMessage(h.redact.Redact(string(call.Args))), Display: h.redact.Redact(display)}
 	if !json.Valid(req.Args) {
 		req.Args = call.Args
+	}
+	if out != nil {
+		req.OutsideWorkspace, req.ResolvedPath, req.Access = true, out.resolved, accessWord(out.write)
+		req.Display = fmt.Sprintf("OUTSIDE THE WORKSPACE: %s %s\n%s", accessWord(out.write), out.resolved, req.Display)
 	}
 	h.emit(Event{Type: EvApproval, ToolCallID: call.ID, ToolName: name, Approval: &req})
 	d, err := ui.RequestApproval(ctx, req)
@@ -251,6 +273,9 @@ func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, di
 		}
 		h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: decision})
 		if errors.Is(err, tools.ErrNoUI) {
+			if out != nil {
+				return outsideRefusal(name, out, "the connected client cannot approve tool calls")
+			}
 			return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and the connected client cannot approve tool calls. Do not retry it; explain what you wanted to do.", name, cat)
 		}
 		if ctx.Err() != nil {
@@ -262,10 +287,29 @@ func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, di
 	switch {
 	case d == DecisionApprove:
 		return ""
+	case d == DecisionAlwaysAllowPath:
+		if out != nil {
+			h.mu.Lock()
+			h.grantPathLocked(out)
+			h.mu.Unlock()
+			h.persistPermissions(ctx)
+		}
+		return ""
 	case d.Allows():
 		h.grant(ctx, name, cat, d)
 		return ""
 	default:
 		return fmt.Sprintf("Tool call declined by the user: %s was not run. Do not retry the same call; ask the user what they want instead.", name)
 	}
+}
+
+func accessWord(write bool) string {
+	if write {
+		return "write"
+	}
+	return "read"
+}
+
+func outsideRefusal(name string, o *outsideAccess, why string) string {
+	return fmt.Sprintf("Tool call declined: %s would %s %s, which is outside the workspace, and %s. Do not retry it; ask the user to add the directory as a root (--root DIR or permissions.roots in ~/.pi/agent/pi-lsp.json) if it is needed.", name, accessWord(o.write), o.resolved, why)
 }

@@ -43,6 +43,7 @@ const (
 	EvSessionInfo      EventType = "session_info"   // the current session was renamed (Name)
 	EvError            EventType = "error"
 	EvSkills           EventType = "skills_changed"
+	EvNotice           EventType = "notice" // Notice: something the user must be told once (a warning)
 )
 
 // Phase is the harness phase. Entry points that need PhaseIdle answer busy.
@@ -72,6 +73,11 @@ type ApprovalRequest struct {
 	Category   string          `json:"category"`
 	Args       json.RawMessage `json:"args"`
 	Display    string          `json:"display"`
+	// OutsideWorkspace is set when the call reads or writes ResolvedPath
+	// (links resolved) outside the workspace roots; Access is read|write.
+	OutsideWorkspace bool   `json:"outsideWorkspace"`
+	ResolvedPath     string `json:"resolvedPath,omitempty"`
+	Access           string `json:"access,omitempty"`
 }
 
 // Question is an ask_user question waiting on the user.
@@ -135,8 +141,10 @@ type Event struct {
 	Plan       *Plan             `json:"plan,omitempty"`
 	Tasks      []Task            `json:"tasks,omitempty"`
 	Mode       string            `json:"mode,omitempty"`
-	Yolo       bool              `json:"yolo,omitempty"` // mode_change: YOLO is on
-	Name       string            `json:"name,omitempty"` // session_info: the session's name
+	Yolo       bool              `json:"yolo,omitempty"`    // mode_change: YOLO is on
+	Sandbox    string            `json:"sandbox,omitempty"` // mode_change: the sandbox mode of commands (workspace-write|read-only|off|unavailable)
+	Notice     string            `json:"notice,omitempty"`  // notice: the text
+	Name       string            `json:"name,omitempty"`    // session_info: the session's name
 	Model      string            `json:"model,omitempty"`
 	Thinking   llm.ThinkingLevel `json:"thinkingLevel,omitempty"`
 	Tokens     *Tokens           `json:"tokens,omitempty"`

@@ -40,11 +40,25 @@ type Config struct {
 	SkillPaths   []string // $PI_LSP_SKILLS and --skill
 	DefaultModel string   // provider/id; "" = the registry's default
 	Yolo         bool
-	Tools        []tools.Tool // nil = tools.Builtins()
-	Modes        []Mode       // nil = DefaultModes()
-	Environ      []string     // for the secret redactor
-	Logger       *slog.Logger
-	Now          func() time.Time
+	// Roots are workspace roots besides the cwd (--root, permissions.roots).
+	Roots []string
+	// AllowOutside lets tools reach paths outside the workspace without
+	// asking (--allow-outside, permissions.outsideWorkspace "allow").
+	AllowOutside bool
+	// Sandbox configures the Landlock sandbox of bash and agent/bash.
+	Sandbox env.SandboxSettings
+	// Policies are the standing tool and category policies of the user's
+	// settings (and the denies of the project's): a new session starts
+	// with them, and their denies hold in every session.
+	Policies Policies
+	// Notices are told to the user once the editor is connected (ignored
+	// project settings, for example).
+	Notices []string
+	Tools   []tools.Tool // nil = tools.Builtins()
+	Modes   []Mode       // nil = DefaultModes()
+	Environ []string     // for the secret redactor
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
 }
@@ -56,6 +70,9 @@ type Harness struct {
 	log    *slog.Logger
 	redact *tools.Redactor
 	tools  []tools.Tool
+	ws     *env.Workspace
+	// sandbox probes Landlock once and warns once when it is missing.
+	sandbox sandboxProbe
 
 	subMu sync.Mutex
 	subs  map[int]func(Event)
@@ -82,6 +99,10 @@ type Harness struct {
 	autoCompact bool
 	compactions int
 	ui          UI
+	notices     []string // notices given (EvNotice), for late clients
+	// pendingNotices wait for the session_change event of the session
+	// being opened.
+	pendingNotices []string
 
 	steering []llm.Message
 	followUp []llm.Message
@@ -118,13 +139,15 @@ func New(cfg Config) *Harness {
 		log:         cfg.Logger,
 		redact:      tools.NewRedactor(cfg.Environ),
 		tools:       ts,
+		ws:          newWorkspace(cfg),
 		subs:        map[int]func(Event){},
 		phase:       PhaseIdle,
 		thinking:    llm.ThinkingOff,
 		mode:        cfg.Modes[0].ID,
 		modeModels:  map[string]string{},
 		yolo:        cfg.Yolo,
-		perms:       DefaultPermissions(),
+		perms:       cfg.Policies.apply(DefaultPermissions()),
+		notices:     append([]string(nil), cfg.Notices...),
 		autoCompact: true,
 		skillsDirty: true,
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
@@ -456,8 +457,12 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 	if refusal := h.approve(ctx, t, call, describeCall(call)); refusal != "" {
 		return errorResult(refusal), false
 	}
+	var e env.Env = h.cfg.Env
+	if t.Category() == tools.CategoryExecute {
+		e = h.commandEnv() // under the sandbox of the current mode
+	}
 	res := t.Execute(ctx, call, tools.Exec{
-		Env:  h.cfg.Env,
+		Env:  e,
 		Host: x,
 		Update: func(partial string) {
 			h.emit(Event{Type: EvToolUpdate, ToolCallID: call.ID, ToolName: call.Name, Output: h.redact.Redact(partial)})

@@ -138,6 +138,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 		h.recordInitialState(ctx)
 	}
 	h.emit(Event{Type: EvSession, SessionID: s.ID()})
+	h.flushSessionNotices(s)
 	// What restoreState brought back (or kept) from the session.
 	h.emitMode()
 	if m, ok := h.currentRef(); ok {
@@ -177,6 +178,8 @@ func (h *Harness) restoreState(ctx context.Context) {
 			h.mu.Unlock()
 		}
 	}
+	trusted, why := h.sessionTrust(s.Path())
+	dropped := false
 	h.mu.Lock()
 	if c.ThinkingLevel != "" {
 		h.thinking = llm.ThinkingLevel(c.ThinkingLevel)
@@ -190,7 +193,15 @@ func (h *Harness) restoreState(ctx context.Context) {
 			if st.ModeModels != nil {
 				h.modeModels = st.ModeModels
 			}
-			h.yolo = st.Yolo
+			switch {
+			case trusted:
+				h.yolo = st.Yolo
+			case st.Yolo && !h.cfg.Yolo:
+				dropped = true
+				h.yolo = h.cfg.Yolo
+			default:
+				h.yolo = h.cfg.Yolo
+			}
 			if st.AutoCompact != nil {
 				h.autoCompact = *st.AutoCompact
 			}
@@ -199,7 +210,14 @@ func (h *Harness) restoreState(ctx context.Context) {
 	if raw, ok := s.LatestCustom(customPermissions); ok {
 		var p Permissions
 		if json.Unmarshal(raw, &p) == nil {
-			h.perms = p.normalized()
+			if trusted {
+				h.perms = p.normalized()
+			} else {
+				var d bool
+				h.perms, d = narrowPermissions(h.cfg.Policies.apply(DefaultPermissions()), p.normalized())
+				dropped = dropped || d
+			}
+			h.perms = h.cfg.Policies.enforceDenies(h.perms)
 		}
 	}
 	if raw, ok := s.LatestCustom(customTasks); ok {
@@ -227,6 +245,9 @@ func (h *Harness) restoreState(ctx context.Context) {
 		}
 	}
 	h.mu.Unlock()
+	if dropped {
+		h.sessionNotice(untrustedNotice(s.Path(), why))
+	}
 }
 
 // recordInitialState writes the model, thinking level and mode into a new

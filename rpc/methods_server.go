@@ -158,6 +158,8 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 			return
 		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills:
 			prog.add(ev)
+		case harness.EvNotice:
+			c.Log(slog.LevelWarn, ev.Notice)
 		}
 		r.Apply(ev)
 	})
@@ -180,13 +182,19 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	// Seed the display with the state the session step left.
 	r.Reset(sessionInfo(h), display.ItemsFromMessages(h.DisplayHistory(ctx)))
 	ms := h.ModeState()
-	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode, Yolo: ms.Yolo})
+	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode, Yolo: ms.Yolo, Sandbox: h.SandboxState().Mode})
 	if m, err := h.Model(ctx); err == nil {
 		r.Apply(harness.Event{Type: harness.EvModel, Model: m.Ref()})
 	}
 	r.Apply(harness.Event{Type: harness.EvThinking, Thinking: h.Thinking()})
 	st := h.State(ctx)
 	r.Apply(harness.Event{Type: harness.EvUsage, Tokens: &st.Tokens})
+	// Notices given before the client was attached (settings, the session
+	// opened by initializationOptions.session).
+	for _, n := range h.Notices() {
+		r.Apply(harness.Event{Type: harness.EvNotice, Notice: n})
+		c.Log(slog.LevelWarn, n)
+	}
 	c.AttachDisplay(r)
 	c.AttachEvents(h)
 	return nil

@@ -2,7 +2,9 @@ package tools
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -74,7 +76,12 @@ func (o *outputTail) spill(p []byte) {
 		return
 	}
 	if o.file == nil {
-		f, err := os.CreateTemp("", "pi-bash-*.log")
+		dir := SpillDir()
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			o.fileErr = err
+			return
+		}
+		f, err := os.CreateTemp(dir, "pi-bash-*.log")
 		if err != nil {
 			o.fileErr = err
 			return
@@ -146,4 +153,10 @@ func (c *OutputCapture) Finish() (text string, truncated bool, fullOutputPath st
 	c.t.close()
 	text, tr := c.t.snapshot()
 	return text, tr.Truncated, c.t.path
+}
+
+// SpillDir is the directory bash spill files (pi-bash-*.log) are written
+// to: a per-user directory under the system temp directory.
+func SpillDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("pi-lsp-%d", os.Getuid()))
 }

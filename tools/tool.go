@@ -90,6 +90,8 @@ type builtin struct {
 	def llm.Tool
 	cat Category
 	run func(ctx context.Context, call Call, x Exec) Result
+	// access lists the paths a call touches (nil: none named).
+	access func(args json.RawMessage, e env.Env) []Access
 }
 
 func (b *builtin) Definition() llm.Tool { return b.def }
@@ -117,6 +119,14 @@ func newTool(name, description string, cat Category, schema string, run func(con
 		cat: cat,
 		run: run,
 	}
+}
+
+// withAccess sets the path lister of a built-in tool.
+func withAccess(t Tool, access func(json.RawMessage, env.Env) []Access) Tool {
+	if b, ok := t.(*builtin); ok {
+		b.access = access
+	}
+	return t
 }
 
 // textResult is a successful result holding one text block.
@@ -149,13 +159,13 @@ func Builtins() []Tool {
 	locks := &fileLocks{}
 	tasks := &taskStore{}
 	return []Tool{
-		readTool(),
-		writeTool(locks),
-		editTool(locks),
+		withAccess(readTool(), fileAccess(false)),
+		withAccess(writeTool(locks), fileAccess(true)),
+		withAccess(editTool(locks), fileAccess(true)),
 		bashTool(),
-		grepTool(),
-		findTool(),
-		lsTool(),
+		withAccess(grepTool(), rootAccess),
+		withAccess(findTool(), rootAccess),
+		withAccess(lsTool(), rootAccess),
 		askUserTool(),
 		submitPlanTool(),
 		taskWriteTool(tasks),

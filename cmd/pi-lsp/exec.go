@@ -25,6 +25,10 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if err := c.checkFlags(); err != nil {
+		fmt.Fprintf(stderr, "pi-lsp: %v\n", err)
+		return 2
+	}
 	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if prompt == "" {
 		fmt.Fprintln(stderr, `pi-lsp exec: a prompt is required: pi-lsp exec "fix the failing test"`)

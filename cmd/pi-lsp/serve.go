@@ -21,6 +21,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if err := c.checkFlags(); err != nil {
+		fmt.Fprintf(stderr, "pi-lsp: %v\n", err)
+		return 2
+	}
 	log := newLogger(stderr, c.logLevel)
 	reg := c.registry()
 	srv := rpc.NewAgentServer(rpc.AgentOptions{

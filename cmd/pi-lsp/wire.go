@@ -23,6 +23,9 @@ type common struct {
 	cwd         string
 	yolo        bool
 	logLevel    string
+	roots        multiFlag
+	allowOutside bool
+	sandbox      string
 }
 
 type multiFlag []string
@@ -37,6 +40,29 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cwd, "cwd", "", "working directory")
 	fs.BoolVar(&c.yolo, "yolo", false, "approve every tool call no policy denies")
 	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug|info|warn|error")
+	fs.Var(&c.roots, "root", "extra workspace root (repeatable)")
+	fs.BoolVar(&c.allowOutside, "allow-outside", false, "let tools reach paths outside the workspace without asking")
+	fs.StringVar(&c.sandbox, "sandbox", "", "sandbox of commands: workspace-write|read-only|off (default from settings, else workspace-write)")
+}
+
+// checkFlags validates what must stop start-up: a --root that does not
+// exist, an unknown --sandbox mode.
+func (c *common) checkFlags() error {
+	for _, r := range c.roots {
+		fi, err := os.Stat(r)
+		if err != nil {
+			return fmt.Errorf("--root %s: %w", r, err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("--root %s: not a directory", r)
+		}
+	}
+	if c.sandbox != "" {
+		if _, err := env.ParseSandboxMode(c.sandbox); err != nil {
+			return fmt.Errorf("--sandbox: %w", err)
+		}
+	}
+	return nil
 }
 
 func agentDir() string {
@@ -101,7 +127,15 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 	if err != nil {
 		return nil, err
 	}
-	var e env.Env = env.NewLocal(abs)
+	bc, err := c.boundary(abs)
+	if err != nil {
+		return nil, err
+	}
+	local := env.NewLocal(abs)
+	if exe, err := os.Executable(); err == nil {
+		local.SandboxHelper = exe // pi-lsp __sandbox-exec
+	}
+	var e env.Env = local
 	if buffers != nil {
 		e = &env.Editor{Env: e, Read: buffers}
 	}
@@ -115,6 +149,12 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		DefaultModel: c.model,
 		Yolo:         c.yolo,
 		Modes:        modes,
+
+		Roots:        bc.roots,
+		AllowOutside: bc.allowOutside,
+		Sandbox:      bc.sandbox,
+		Policies:     bc.policies,
+		Notices:      bc.notices,
 
 		BudgetOverrides: overrides,
 		Environ:         os.Environ(),
