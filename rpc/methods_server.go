@@ -294,7 +294,7 @@ func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalReque
 		return harness.DecisionDecline, nil
 	}
 	switch d := harness.Decision(resp.Decision); d {
-	case harness.DecisionApprove, harness.DecisionDecline, harness.DecisionAlwaysAllowTool, harness.DecisionAlwaysAllowCategory:
+	case harness.DecisionApprove, harness.DecisionDecline, harness.DecisionAlwaysAllowTool, harness.DecisionAlwaysAllowCategory, harness.DecisionAlwaysAllowPath:
 		return d, nil
 	default:
 		u.c.Log(slog.LevelWarn, fmt.Sprintf("ui/requestApproval: unknown decision %q: the call is declined", resp.Decision))
