@@ -99,6 +99,7 @@ func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
 		return []llm.Message{}, nil
 	}
 	c, err := s.BuildContext(ctx)
+	h.reportSessionWarnings(s)
 	if err != nil {
 		return nil, err
 	}

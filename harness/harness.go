@@ -103,6 +103,7 @@ type Harness struct {
 	// pendingNotices wait for the session_change event of the session
 	// being opened.
 	pendingNotices []string
+	warnReported   int // session warnings already given as notices
 
 	steering []llm.Message
 	followUp []llm.Message

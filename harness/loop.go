@@ -106,6 +106,13 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeAgentStart) {
 		fn(ctx, start)
 	}
+	// A context that cannot be built fails the prompt before anything is
+	// appended for it.
+	if _, err := h.contextMessages(ctx); err != nil {
+		h.fail(fmt.Errorf("build context: %w", err))
+		endReason = "error"
+		return
+	}
 	for _, m := range append(start.Extra, start.Prompt...) {
 		if err := h.recordMessage(ctx, m); err != nil {
 			h.fail(fmt.Errorf("record prompt: %w", err))

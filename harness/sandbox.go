@@ -160,10 +160,29 @@ func (h *Harness) flushSessionNotices(s *session.Session) {
 	pending := h.pendingNotices
 	h.pendingNotices = nil
 	h.mu.Unlock()
-	for _, w := range s.Warnings() {
-		h.notice("Session " + s.Path() + ": " + w)
-	}
+	h.mu.Lock()
+	h.warnReported = 0
+	h.mu.Unlock()
+	h.reportSessionWarnings(s)
 	for _, n := range pending {
 		h.notice(n)
+	}
+}
+
+// reportSessionWarnings gives, as notices, the warnings the session recorded
+// since the last report: lines skipped or repaired on load, entries left out
+// when they were first decoded.
+func (h *Harness) reportSessionWarnings(s *session.Session) {
+	ws := s.Warnings()
+	h.mu.Lock()
+	if h.sess != s || len(ws) <= h.warnReported {
+		h.mu.Unlock()
+		return
+	}
+	fresh := ws[h.warnReported:]
+	h.warnReported = len(ws)
+	h.mu.Unlock()
+	for _, w := range fresh {
+		h.notice("Session " + s.Path() + ": " + w)
 	}
 }

@@ -204,9 +204,22 @@ func (s *Session) decode(i int32) (*Entry, error) {
 	}
 	e, err := decodeEntry(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w (entry %s at byte %d)", err, s.idx.recs[i].id, s.idx.recs[i].off)
+		r := &s.idx.recs[i]
+		return nil, fmt.Errorf("%s: line %d: entry %s: %w", filepath.Base(s.path), r.line, r.id, err)
 	}
 	return e, nil
+}
+
+// decodeOrWarn decodes record i; an entry that does not decode (a wrongly
+// typed field) is reported once as a warning naming its line and left out
+// (nil).
+func (s *Session) decodeOrWarn(i int32) *Entry {
+	e, err := s.decode(i)
+	if err != nil {
+		s.warn(err.Error() + " (left out)")
+		return nil
+	}
+	return e
 }
 
 // Close releases the writer lock and closes the file. Closing twice is a

@@ -34,9 +34,9 @@ type bashDetails struct {
 	// SandboxDenied is set when a sandboxed command failed with a
 	// permission error (most likely the sandbox's refusal).
 	SandboxDenied bool `json:"sandboxDenied,omitempty"`
-	ExitCode       *int        `json:"exitCode,omitempty"`
-	Cancelled      bool        `json:"cancelled,omitempty"`
-	TimedOut       bool        `json:"timedOut,omitempty"`
+	ExitCode      *int `json:"exitCode,omitempty"`
+	Cancelled     bool `json:"cancelled,omitempty"`
+	TimedOut      bool `json:"timedOut,omitempty"`
 }
 
 func runBash(ctx context.Context, call Call, x Exec) Result {

@@ -17,12 +17,12 @@ import (
 
 // common holds the flags serve, acp and exec share.
 type common struct {
-	model       string
-	skills      multiFlag
-	sessionsDir string
-	cwd         string
-	yolo        bool
-	logLevel    string
+	model        string
+	skills       multiFlag
+	sessionsDir  string
+	cwd          string
+	yolo         bool
+	logLevel     string
 	roots        multiFlag
 	allowOutside bool
 	sandbox      string
