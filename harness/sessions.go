@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 
 	"github.com/pi-lsp/pi-lsp/compaction"
 
@@ -91,7 +92,14 @@ func (h *Harness) OpenSession(ctx context.Context, path string) (SessionInfo, er
 func (h *Harness) ContinueRecent(ctx context.Context) (SessionInfo, error) {
 	list, err := session.List(ctx, h.sessionsRoot(), h.Cwd())
 	if err == nil && len(list) > 0 {
-		return h.OpenSession(ctx, list[0].Path)
+		info, err := h.OpenSession(ctx, list[0].Path)
+		var locked *session.LockedError
+		if !errors.As(err, &locked) {
+			return info, err
+		}
+		// The newest session has a live writer: start a new one instead of
+		// failing, and say so.
+		h.sessionNotice(fmt.Sprintf("The most recent session %s is open in another pi-lsp process (pid %d); a new session was started instead.", list[0].Path, locked.PID))
 	}
 	return h.NewSession(ctx, "")
 }

@@ -356,6 +356,8 @@ func mapErr(err error) error {
 		return e
 	}
 	switch {
+	case errors.Is(err, session.ErrNotSession):
+		return &Error{Code: CodeNotSession, Message: err.Error()}
 	// Not found first: model/set of an unknown model wraps both.
 	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession), errors.Is(err, session.ErrNotFound),
 		errors.Is(err, fs.ErrNotExist):

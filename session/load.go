@@ -18,7 +18,7 @@ func (s *Session) load(ctx context.Context) error {
 		return err
 	}
 	if !s.sawHeader {
-		return fmt.Errorf("session: %s: empty file, not a session", s.path)
+		return fmt.Errorf("session: %s: empty file: %w", s.path, ErrNotSession)
 	}
 	for _, w := range s.idx.finish() {
 		s.warn(filepath.Base(s.path) + ": " + w)
@@ -125,7 +125,7 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 	if !s.sawHeader {
 		h, ok := decodeHeader(body)
 		if !ok {
-			return fmt.Errorf("session: %s: line %d is not a session header", s.path, s.lineNo)
+			return fmt.Errorf("session: %s: line %d is not a session header: %w", s.path, s.lineNo, ErrNotSession)
 		}
 		s.sawHeader = true
 		s.fileVersion = h.Version

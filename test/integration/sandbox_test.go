@@ -122,7 +122,7 @@ func TestSandboxMissingLandlock(t *testing.T) {
 			logs++
 		}
 	}
-	shown := strings.Count(strings.Join(displayTexts(s), "\n"), "without a sandbox")
+	shown := waitDisplay(s, "without a sandbox")
 	if logs != 1 || shown != 1 {
 		t.Fatalf("warning: %d logMessages, %d display items; want 1 and 1", logs, shown)
 	}
@@ -176,4 +176,16 @@ func collectItemTexts(v any) []string {
 		}
 	}
 	return out
+}
+
+// waitDisplay waits until a display info item contains substr (display
+// frames follow within the scheduler's window) and returns how many do.
+func waitDisplay(s *server, substr string) int {
+	s.t.Helper()
+	n := 0
+	s.waitFor("display notice "+substr, func() bool {
+		n = strings.Count(strings.Join(displayTexts(s), "\n"), substr)
+		return n > 0
+	})
+	return n
 }

@@ -50,7 +50,7 @@ func TestCraftedSessionCannotWiden(t *testing.T) {
 			n++
 		}
 	}
-	if n != 1 || !strings.Contains(strings.Join(displayTexts(s), "\n"), "without its grants") {
+	if n != 1 || waitDisplay(s, "without its grants") != 1 {
 		t.Fatalf("told %d times (log), display: %q", n, displayTexts(s))
 	}
 }
