@@ -163,7 +163,11 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		if msg.StopReason == llm.StopAborted || msg.StopReason == llm.StopError {
 			// Every tool call gets a result, so the next turn is valid for any provider.
 			for _, c := range calls {
-				h.recordToolResult(context.Background(), c, cancelledResult(msg.StopReason))
+				res := cancelledResult(msg.StopReason)
+				if c.CutOff && msg.StopReason == llm.StopError {
+					res = errorResult(cutOffText(c.Name))
+				}
+				h.recordToolResult(context.Background(), c, res)
 			}
 			h.emit(Event{Type: EvTurnEnd})
 			if msg.StopReason == llm.StopError {
@@ -413,6 +417,11 @@ func isContextOverflow(msg string) bool {
 	return false
 }
 
+// cutOffText is the tool error of a call whose arguments were cut off.
+func cutOffText(name string) string {
+	return fmt.Sprintf("Tool call not run: the %s call was cut off (the response ended before its arguments were complete, for example at the output token limit), so it was not executed. Repeat it with smaller arguments: split a large write into a smaller file first and append the rest with edit, or make several smaller calls.", name)
+}
+
 func cancelledResult(reason llm.StopReason) tools.Result {
 	text := "Tool call cancelled: the run was aborted before it ran."
 	if reason == llm.StopError {
@@ -430,7 +439,7 @@ func (h *Harness) executeTools(ctx context.Context, x *host, calls []llm.Content
 			h.recordToolResult(context.Background(), c, cancelledResult(llm.StopAborted))
 			continue
 		}
-		call := tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments}
+		call := tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments, CutOff: c.CutOff}
 		if len(call.Args) == 0 {
 			call.Args = json.RawMessage("{}")
 		}
@@ -447,6 +456,9 @@ func (h *Harness) executeTools(ctx context.Context, x *host, calls []llm.Content
 }
 
 func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]tools.Tool, call tools.Call) (tools.Result, bool) {
+	if call.CutOff {
+		return errorResult(cutOffText(call.Name)), false
+	}
 	t, ok := byName[call.Name]
 	if !ok {
 		return errorResult(fmt.Sprintf("Tool %q is not available in this mode. Available tools: %s.", call.Name, strings.Join(h.toolNames(), ", "))), false

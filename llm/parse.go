@@ -263,7 +263,10 @@ func (p *parser) setUsage(w *wireUsage) {
 // finishToolCalls sets the final arguments of every tool call.
 func (p *parser) finishToolCalls() {
 	for _, t := range p.tools {
-		p.msg.Content[t.block].Arguments = finalArguments(t.args.String())
+		raw := t.args.String()
+		b := &p.msg.Content[t.block]
+		b.Arguments = finalArguments(raw)
+		b.CutOff = argumentsCutOff(raw)
 	}
 }
 
@@ -306,6 +309,18 @@ func finalArguments(s string) json.RawMessage {
 		return json.RawMessage(closed)
 	}
 	return json.RawMessage("{}")
+}
+
+// argumentsCutOff reports whether streamed argument text is not a whole
+// JSON object (nor one encoded as a JSON string): the stream ended inside it.
+// Empty arguments are a call without arguments, not a cut one.
+func argumentsCutOff(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || isObject(s) {
+		return false
+	}
+	var inner string
+	return json.Unmarshal([]byte(s), &inner) != nil || !isObject(inner)
 }
 
 func isObject(s string) bool {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-
 )
 
 // ErrClosed is returned by operations on a closed session.
@@ -40,10 +39,10 @@ var ErrNotFound = errors.New("session: entry not found")
 
 // Session is one open session file. It is safe for concurrent use.
 type Session struct {
-	mu          sync.RWMutex
-	path        string
-	f           *os.File
-	lock        *fileLock // nil when read-only
+	mu   sync.RWMutex
+	path string
+	f    *os.File
+	lock *fileLock // nil when read-only
 	// newerFormat is set when the file's version is above CurrentVersion:
 	// it was opened read-only, and appends fail with a *FormatError.
 	newerFormat bool

@@ -26,6 +26,9 @@ type Call struct {
 	ID   string
 	Name string
 	Args json.RawMessage
+	// CutOff: the arguments were cut off in the stream; the harness does
+	// not execute the call.
+	CutOff bool
 }
 
 // Result is what a tool call produced.
