@@ -49,6 +49,7 @@ func (h *Harness) Bash(ctx context.Context, command string, excludeFromContext b
 	capture := tools.NewOutputCapture() // the bash tool's limits and temp file
 	res, err := h.commandEnv().Exec(ctx, env.ExecRequest{Command: command}, capture.Write)
 	text, truncated, fullPath := capture.Finish()
+	h.trackSpill(fullPath)
 	if err == nil && res.ExitCode != 0 && res.Sandboxed != "" && env.LooksDenied(text) {
 		text += "\n\n" + env.SandboxRefusalHint(res.Sandboxed)
 	}

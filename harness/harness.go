@@ -103,7 +103,8 @@ type Harness struct {
 	// pendingNotices wait for the session_change event of the session
 	// being opened.
 	pendingNotices []string
-	warnReported   int // session warnings already given as notices
+	warnReported   int      // session warnings already given as notices
+	spills         []string // bash spill files of the current session
 
 	steering []llm.Message
 	followUp []llm.Message
@@ -250,6 +251,7 @@ func (h *Harness) Close() error {
 	s := h.sess
 	h.sess = nil
 	h.mu.Unlock()
+	h.removeSpills()
 	if s != nil {
 		return s.Close()
 	}

@@ -539,6 +539,7 @@ func describeCall(call tools.Call) string {
 // recordToolResult records a tool result message and emits
 // tool_execution_end with the display-safe output.
 func (h *Harness) recordToolResult(ctx context.Context, c llm.ContentBlock, res tools.Result) {
+	h.trackSpill(spillOf(res))
 	m := llm.Message{Role: llm.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content, Details: res.Details, IsError: res.IsError, Timestamp: h.now()}
 	if m.Content == nil {
 		m.Content = []llm.ContentBlock{llm.TextBlock("")}

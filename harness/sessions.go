@@ -136,6 +136,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	h.perms.Grants = Grants{} // session grants belong to the session they were given in
 	h.mu.Unlock()
 	if old != nil && old != s {
+		h.removeSpills()
 		if err := old.Close(); err != nil {
 			h.log.Warn("closing session", "err", err)
 		}

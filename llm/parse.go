@@ -86,6 +86,7 @@ type parser struct {
 	finish     string // the last finish_reason seen, raw
 	done       bool   // [DONE] seen
 	sawContent bool   // any text, thinking or tool call arrived
+	sawUsage   bool   // a usage object arrived
 }
 
 func newParser(msg *Message, emit func(Event), cost Cost) *parser {
@@ -226,6 +227,7 @@ func (p *parser) addToolCall(tc *wireToolCall) {
 // total when it gives one (it may count reasoning tokens that are outside
 // completion_tokens), else the sum.
 func (p *parser) setUsage(w *wireUsage) {
+	p.sawUsage = true
 	cached, cacheWrite := 0, 0
 	if d := w.PromptTokensDetails; d != nil {
 		if d.CachedTokens != nil {
@@ -402,6 +404,6 @@ func truncate(s string, n int) string {
 // reset forgets what a failed attempt left before any content (finish
 // reason, usage), so the retry starts clean.
 func (p *parser) reset() {
-	p.finish, p.done = "", false
+	p.finish, p.done, p.sawUsage = "", false, false
 	p.msg.Usage = Usage{}
 }

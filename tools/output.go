@@ -2,10 +2,12 @@ package tools
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -159,4 +161,36 @@ func (c *OutputCapture) Finish() (text string, truncated bool, fullOutputPath st
 // to: a per-user directory under the system temp directory.
 func SpillDir() string {
 	return filepath.Join(os.TempDir(), fmt.Sprintf("pi-lsp-%d", os.Getuid()))
+}
+
+// CleanSpills removes bash spill files (pi-bash-*.log) older than maxAge
+// from SpillDir and, for files left by earlier versions, from the system
+// temp directory. It returns how many it removed.
+func CleanSpills(maxAge time.Duration) int {
+	n := 0
+	cutoff := time.Now().Add(-maxAge)
+	for _, dir := range []string{SpillDir(), os.TempDir()} {
+		matches, _ := filepath.Glob(filepath.Join(dir, "pi-bash-*.log"))
+		for _, m := range matches {
+			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) && os.Remove(m) == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// SpillPath returns the spill file a tool result's details name
+// (fullOutputPath) when it is one of ours, else "".
+func SpillPath(details []byte) string {
+	if len(details) == 0 || !bytes.Contains(details, []byte("fullOutputPath")) {
+		return ""
+	}
+	var d struct {
+		FullOutputPath string `json:"fullOutputPath"`
+	}
+	if json.Unmarshal(details, &d) != nil || filepath.Dir(d.FullOutputPath) != SpillDir() {
+		return ""
+	}
+	return d.FullOutputPath
 }

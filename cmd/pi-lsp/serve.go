@@ -5,11 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
+
+// spillMaxAge is the age beyond which bash spill files are removed at
+// start-up.
+const spillMaxAge = 7 * 24 * time.Hour
 
 // runServe serves the native protocol on stdin/stdout until exit, EOF or
 // the parent process dies. stdout carries only protocol frames.
@@ -26,6 +32,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 2
 	}
 	log := newLogger(stderr, c.logLevel)
+	if n := tools.CleanSpills(spillMaxAge); n > 0 {
+		log.Info("removed old bash output files", "count", n)
+	}
 	reg := c.registry()
 	srv := rpc.NewAgentServer(rpc.AgentOptions{
 		Name: "pi-lsp", Version: version, Logger: log,
