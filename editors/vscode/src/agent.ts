@@ -17,7 +17,7 @@ import type {
   QuestionReply,
   QuestionRequest,
 } from './protocol';
-import { approvalReply, APPROVAL_BUTTONS, planReply, questionReply, QuestionAnswer } from './replies';
+import { approvalReply, approvalButtons, outsideWarning, planReply, questionReply, QuestionAnswer } from './replies';
 
 /** What an Agent needs from the rest of the extension. */
 export interface AgentHost {
@@ -270,8 +270,10 @@ export class Agent implements vscode.Disposable {
     const p = this.wait<ApprovalReply>({ key, kind: 'approval', req }, token, approvalReply('decline'));
     if (!this.host.chatVisible()) {
       const what = req.display || `${req.toolName}`;
-      const labels = [...APPROVAL_BUTTONS.map((b) => b.label), 'Open Chat'];
-      void vscode.window.showInformationMessage(`pi-lsp asks to run ${what}`, ...labels).then((clicked) => {
+      const labels = [...approvalButtons(req).map((b) => b.label), 'Open Chat'];
+      const show = req.outsideWorkspace ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      const text = req.outsideWorkspace ? `pi-lsp: ${outsideWarning(req)} (${req.toolName})` : `pi-lsp asks to run ${what}`;
+      void show(text, ...labels).then((clicked) => {
         if (clicked === 'Open Chat') this.host.focusChat();
         else if (clicked !== undefined) this.answer(key, approvalReply(clicked));
       });

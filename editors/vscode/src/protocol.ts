@@ -67,6 +67,8 @@ export interface DisplayState {
   phase?: string;
   mode?: { id?: string; name?: string; color?: string };
   yolo?: boolean;
+  /** Sandbox of commands: workspace-write | read-only | off | unavailable. */
+  sandbox?: string;
   model?: string;
   thinkingLevel?: string;
   items?: DisplayItem[];
@@ -87,9 +89,13 @@ export interface ApprovalRequest {
   category?: string;
   args?: Record<string, unknown>;
   display?: string;
+  /** The call reads or writes resolvedPath (links resolved) outside the workspace roots. */
+  outsideWorkspace?: boolean;
+  resolvedPath?: string;
+  access?: 'read' | 'write';
 }
 
-export type ApprovalDecision = 'approve' | 'decline' | 'alwaysAllowTool' | 'alwaysAllowCategory';
+export type ApprovalDecision = 'approve' | 'decline' | 'alwaysAllowTool' | 'alwaysAllowCategory' | 'alwaysAllowPath';
 
 export interface ApprovalReply {
   decision: ApprovalDecision;

@@ -10,11 +10,13 @@ export function statusText(s: DisplayState): string {
   const parts = [s.model || 'no model', s.mode?.name || s.mode?.id || 'build'];
   const pct = contextPercent(s);
   if (pct !== undefined) parts.push(`${pct}%`);
+  if (s.sandbox === 'off' || s.sandbox === 'unavailable') parts.push('$(warning) no sandbox');
+  else if (s.sandbox === 'read-only') parts.push('read-only');
   return parts.join(' · ');
 }
 
 /** The top-level state keys the status bar shows. */
-const SHOWN = ['model', 'mode', 'yolo', 'thinkingLevel', 'tokens', 'status'];
+const SHOWN = ['model', 'mode', 'yolo', 'sandbox', 'thinkingLevel', 'tokens', 'status'];
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
@@ -56,6 +58,7 @@ export class StatusBar implements vscode.Disposable {
       `pi-lsp (${a.name}): ${a.status}${running ? `, ${s.status}` : ''}`,
       `model: ${s.model ?? '—'}  thinking: ${s.thinkingLevel ?? 'off'}`,
       `mode: ${s.mode?.name ?? s.mode?.id ?? '—'}${s.yolo ? ' (yolo)' : ''}`,
+      `sandbox: ${s.sandbox ?? '—'}`,
       t?.contextWindow ? `context: ${t.contextTokens ?? 0} / ${t.contextWindow} tokens` : '',
     ]
       .filter(Boolean)

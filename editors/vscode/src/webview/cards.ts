@@ -1,6 +1,6 @@
 // Cards for the server's requests that wait for the user: approval, question, plan.
 import type { FromWebview, PendingUi } from '../messages';
-import { APPROVAL_BUTTONS } from '../replies';
+import { approvalButtons, outsideWarning } from '../replies';
 import { renderMarkdown } from './markdown';
 import { el } from './render';
 
@@ -12,8 +12,10 @@ function disableAll(card: HTMLElement): void {
 }
 
 function approvalCard(p: Extract<PendingUi, { kind: 'approval' }>, post: Post): HTMLElement {
-  const card = el('div', 'card approval-card');
+  const card = el('div', p.req.outsideWorkspace ? 'card approval-card outside' : 'card approval-card');
   card.dataset.key = p.key;
+  const warning = outsideWarning(p.req);
+  if (warning) card.append(el('div', 'card-outside', `⚠ ${warning}`));
   const title = el('div', 'card-title');
   title.append(el('span', '', 'Allow '), el('strong', 'tool-name', p.req.toolName), el('span', '', '?'));
   if (p.req.category) title.append(el('span', 'badge category', p.req.category));
@@ -25,7 +27,7 @@ function approvalCard(p: Extract<PendingUi, { kind: 'approval' }>, post: Post): 
     card.append(d);
   }
   const row = el('div', 'card-buttons');
-  for (const b of APPROVAL_BUTTONS) {
+  for (const b of approvalButtons(p.req)) {
     const btn = el('button', b.choice === 'approve' ? 'primary' : b.choice === 'decline' ? 'danger' : '', b.label);
     btn.dataset.decision = b.choice;
     btn.addEventListener('click', () => {
