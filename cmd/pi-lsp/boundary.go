@@ -70,6 +70,20 @@ func (c *common) boundary(cwd string) (boundaryConfig, error) {
 	return b, nil
 }
 
+// sandboxHelper is the executable that runs `__sandbox-exec`: this very
+// binary. On Linux /proc/self/exe names it even after the file was replaced
+// or removed (an upgrade while pi-lsp runs).
+func sandboxHelper() string {
+	if _, err := os.Stat("/proc/self/exe"); err == nil {
+		return "/proc/self/exe"
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
+}
+
 // runSandboxExec is the hidden helper subcommand: restrict this process
 // with Landlock, then exec the shell command after "--". It returns only on
 // failure.

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // runExec is `pi-lsp exec`: one headless run in the current directory. Text
@@ -29,6 +30,7 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pi-lsp: %v\n", err)
 		return 2
 	}
+	tools.CleanSpills(spillMaxAge)
 	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if prompt == "" {
 		fmt.Fprintln(stderr, `pi-lsp exec: a prompt is required: pi-lsp exec "fix the failing test"`)

@@ -132,9 +132,7 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		return nil, err
 	}
 	local := env.NewLocal(abs)
-	if exe, err := os.Executable(); err == nil {
-		local.SandboxHelper = exe // pi-lsp __sandbox-exec
-	}
+	local.SandboxHelper = sandboxHelper() // pi-lsp __sandbox-exec
 	var e env.Env = local
 	if buffers != nil {
 		e = &env.Editor{Env: e, Read: buffers}
