@@ -78,6 +78,8 @@ type ApprovalRequest struct {
 	OutsideWorkspace bool   `json:"outsideWorkspace"`
 	ResolvedPath     string `json:"resolvedPath,omitempty"`
 	Access           string `json:"access,omitempty"`
+	// Subagent names the child whose call this is (nil for the agent's own).
+	Subagent *SubagentRef `json:"subagent,omitempty"`
 }
 
 // Question is an ask_user question waiting on the user.
@@ -151,4 +153,8 @@ type Event struct {
 	Reason     string            `json:"reason,omitempty"` // compaction_*: "threshold" | "overflow" | "manual"; agent_end: stop reason
 	Summary    string            `json:"summary,omitempty"`
 	SessionID  string            `json:"sessionId,omitempty"`
+	// Subagent names the child of subagent_* events (and of approvals a
+	// child asks for); Child is the child's own event (subagent_event).
+	Subagent *SubagentRef `json:"subagent,omitempty"`
+	Child    *Event       `json:"child,omitempty"`
 }

@@ -61,6 +61,8 @@ type Config struct {
 	Now     func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
+	// Subagents configure the subagent tool (cap, model aliases).
+	Subagents SubagentSettings
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -118,6 +120,8 @@ type Harness struct {
 	estimators  map[string]*compaction.Estimator
 	skillsRes   *skills.Result
 	skillsDirty bool
+
+	sa subagentState // subagents: see subagent.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one

@@ -127,6 +127,10 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 	if err != nil {
 		return nil, err
 	}
+	subagents, err := subagentSettings(settingsPath())
+	if err != nil {
+		return nil, err
+	}
 	bc, err := c.boundary(abs)
 	if err != nil {
 		return nil, err
@@ -155,6 +159,7 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		Notices:      bc.notices,
 
 		BudgetOverrides: overrides,
+		Subagents:       subagents,
 		Environ:         os.Environ(),
 		Logger:          log,
 	})
