@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/memory"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -54,13 +55,17 @@ type Config struct {
 	// Notices are told to the user once the editor is connected (ignored
 	// project settings, for example).
 	Notices []string
-	Tools   []tools.Tool // nil = tools.Builtins()
-	Modes   []Mode       // nil = DefaultModes()
-	Environ []string     // for the secret redactor
-	Logger  *slog.Logger
-	Now     func() time.Time
+	Tools        []tools.Tool // nil = tools.Builtins()
+	Modes        []Mode       // nil = DefaultModes()
+	Environ      []string     // names the secrets masked in provider errors before they are stored
+	Logger       *slog.Logger
+	Now          func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
+	// Memory is the memory mode of sessions that chose none (--memory,
+	// settings); MemoryIdle overrides the idle trigger per model.
+	Memory     memory.Settings
+	MemoryIdle map[string]time.Duration
 	// Subagents configure the subagent tool (cap, model aliases).
 	Subagents SubagentSettings
 }
@@ -121,7 +126,8 @@ type Harness struct {
 	skillsRes   *skills.Result
 	skillsDirty bool
 
-	sa subagentState // subagents: see subagent.go
+	mem memoryHolder  // observational memory (memory.go)
+	sa  subagentState // subagents: see subagent.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one
@@ -251,6 +257,7 @@ func (h *Harness) Close() error {
 	h.mu.Unlock()
 	h.Abort()
 	h.waitRun()
+	h.closeMemory()
 	h.mu.Lock()
 	s := h.sess
 	h.sess = nil

@@ -72,7 +72,7 @@ type rec struct {
 	sibling int32 // next sibling, none if last
 	kind    kind
 	role    uint8
-	aux     int32 // custom/custom_message: customType; unknown kind: type name (both in strs)
+	aux     int32 // custom/custom_message: customType; unknown kind: type name (both in strs); assistant message: 1 + its index in usage, 0 if none
 	line    int32 // line number in the file (1 = the header), for warnings
 }
 
@@ -89,6 +89,7 @@ type index struct {
 	leaf    int32            // current leaf, none = before the first entry
 	pending map[int32]string // parent ids not yet seen while scanning
 	linear  bool             // v1 file: ids and parents are synthesised
+	usage   []usageRec       // assistant messages' recorded usage (see rec.aux)
 }
 
 func newIndex(linear bool) index {
@@ -127,6 +128,10 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 	}
 	if r.kind != kMessage {
 		r.role = 0
+	}
+	if r.kind == kMessage && r.role == roleAssistant {
+		x.usage = append(x.usage, parseUsage(li.usage, li.stopReason))
+		r.aux = int32(len(x.usage))
 	}
 	if x.linear {
 		// pi's migrateV1ToV2: every entry gets an id, parented on the one before.

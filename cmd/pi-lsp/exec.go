@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 
@@ -49,7 +50,9 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var mu sync.Mutex
 	failed, aborted := false, false
 	lastWasText := false
-	enc := json.NewEncoder(stdout)
+	// stdout and stderr are where exec's data leaves the process, as the
+	// wire is for serve: the same masking applies (docs/protocol.md).
+	red := tools.NewRedactor(os.Environ())
 	h.Subscribe(func(ev harness.Event) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -65,9 +68,16 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if *asJSON {
-			_ = enc.Encode(ev)
+			b, err := json.Marshal(ev)
+			if err == nil {
+				b, err = red.RedactJSON(b, nil)
+			}
+			if err == nil {
+				_, _ = stdout.Write(append(b, '\n'))
+			}
 			return
 		}
+		ev = maskText(red, ev)
 		switch ev.Type {
 		case harness.EvMessageUpdate:
 			if ev.DeltaKind == "text" {
@@ -121,6 +131,19 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// maskText masks the event fields the text mode prints.
+func maskText(red *tools.Redactor, ev harness.Event) harness.Event {
+	ev.Delta = red.Redact(ev.Delta)
+	ev.Output = red.Redact(ev.Output)
+	ev.Error = red.Redact(ev.Error)
+	if args, err := red.RedactJSON(ev.Args, nil); err == nil {
+		ev.Args = args
+	} else {
+		ev.Args = []byte(red.Redact(string(ev.Args)))
+	}
+	return ev
 }
 
 func truncateLine(s string, n int) string {

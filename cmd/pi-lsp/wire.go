@@ -26,6 +26,7 @@ type common struct {
 	roots        multiFlag
 	allowOutside bool
 	sandbox      string
+	memory       string
 }
 
 type multiFlag []string
@@ -40,6 +41,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cwd, "cwd", "", "working directory")
 	fs.BoolVar(&c.yolo, "yolo", false, "approve every tool call no policy denies")
 	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug|info|warn|error")
+	fs.StringVar(&c.memory, "memory", "", "context management of new sessions: compaction|observational (default: settings, else compaction)")
 	fs.Var(&c.roots, "root", "extra workspace root (repeatable)")
 	fs.BoolVar(&c.allowOutside, "allow-outside", false, "let tools reach paths outside the workspace without asking")
 	fs.StringVar(&c.sandbox, "sandbox", "", "sandbox of commands: workspace-write|read-only|off (default from settings, else workspace-write)")
@@ -97,6 +99,16 @@ func (c *common) registry() *llm.Registry {
 // process's directory); buffers, when the editor serves its buffers, is what
 // reads prefer.
 func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buffers env.BufferReader) (*harness.Harness, error) {
+	var wrap func(env.Env) env.Env
+	if buffers != nil {
+		wrap = func(e env.Env) env.Env { return &env.Editor{Env: e, Read: buffers} }
+	}
+	return c.newHarnessEnv(log, reg, cwd, wrap)
+}
+
+// newHarnessEnv is newHarness with the local Env passed through wrap (when
+// non-nil): the ACP adapter routes reads and writes through its client.
+func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, wrap func(env.Env) env.Env) (*harness.Harness, error) {
 	if c.cwd != "" {
 		cwd = c.cwd
 	}
@@ -127,6 +139,10 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 	if err != nil {
 		return nil, err
 	}
+	mem, idle, err := memorySettings(settingsPath(), c.memory)
+	if err != nil {
+		return nil, err
+	}
 	subagents, err := subagentSettings(settingsPath())
 	if err != nil {
 		return nil, err
@@ -138,8 +154,8 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 	local := env.NewLocal(abs)
 	local.SandboxHelper = sandboxHelper() // pi-lsp __sandbox-exec
 	var e env.Env = local
-	if buffers != nil {
-		e = &env.Editor{Env: e, Read: buffers}
+	if wrap != nil {
+		e = wrap(e)
 	}
 	h := harness.New(harness.Config{
 		Env:          e,
@@ -159,6 +175,8 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		Notices:      bc.notices,
 
 		BudgetOverrides: overrides,
+		Memory:          mem,
+		MemoryIdle:      idle,
 		Subagents:       subagents,
 		Environ:         os.Environ(),
 		Logger:          log,
