@@ -46,7 +46,7 @@ const (
 	EvError            EventType = "error"
 	EvSkills           EventType = "skills_changed"
 	EvMemory           EventType = "memory_update" // Memory set; Reason: buffer|observe|activate|reflect|configure|restore; Summary: start|end
-	EvNotice           EventType = "notice" // Notice: something the user must be told once (a warning)
+	EvNotice           EventType = "notice"        // Notice: something the user must be told once (a warning)
 )
 
 // Phase is the harness phase. Entry points that need PhaseIdle answer busy.

@@ -55,11 +55,11 @@ type Config struct {
 	// Notices are told to the user once the editor is connected (ignored
 	// project settings, for example).
 	Notices []string
-	Tools        []tools.Tool // nil = tools.Builtins()
-	Modes        []Mode       // nil = DefaultModes()
-	Environ      []string     // names the secrets masked in provider errors before they are stored
-	Logger       *slog.Logger
-	Now          func() time.Time
+	Tools   []tools.Tool // nil = tools.Builtins()
+	Modes   []Mode       // nil = DefaultModes()
+	Environ []string     // names the secrets masked in provider errors before they are stored
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
 	// Memory is the memory mode of sessions that chose none (--memory,
