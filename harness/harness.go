@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/mcp"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -47,6 +48,9 @@ type Config struct {
 	Now          func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
+	// MCP, if set, is the workspace's MCP servers (started at the first
+	// turn; Close closes it).
+	MCP *mcp.Manager
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -63,6 +67,7 @@ type Harness struct {
 	seq   uint64
 
 	hooks hooks
+	mcpState
 
 	createMu sync.Mutex // serializes ensureSession
 
@@ -222,6 +227,9 @@ func (h *Harness) Close() error {
 	h.mu.Unlock()
 	h.Abort()
 	h.waitRun()
+	if h.cfg.MCP != nil {
+		h.cfg.MCP.Close()
+	}
 	h.mu.Lock()
 	s := h.sess
 	h.sess = nil

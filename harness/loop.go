@@ -324,6 +324,7 @@ func (h *Harness) displayCopy(m llm.Message) llm.Message {
 // buildRequest rebuilds the context, the system prompt and the active tools
 // for one model call.
 func (h *Harness) buildRequest(ctx context.Context, model llm.Model, systemOverride string) (llm.Request, error) {
+	h.startMCP(ctx)
 	msgs, err := h.contextMessages(ctx)
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("build context: %w", err)

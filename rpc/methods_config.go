@@ -122,7 +122,7 @@ func (a *agent) registerConfig(s *Server) {
 		return map[string]any{"templates": t}, nil
 	}))
 	s.Register("commands/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		return map[string]any{"commands": h.Skills(ctx).Commands()}, nil
+		return map[string]any{"commands": h.Commands(ctx)}, nil
 	}))
 	s.Register("tasks/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		t := h.Tasks()

@@ -189,6 +189,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	r.Apply(harness.Event{Type: harness.EvUsage, Tokens: &st.Tokens})
 	c.AttachDisplay(r)
 	c.AttachEvents(h)
+	logMCPDiagnostics(c, h)
 	return nil
 }
 

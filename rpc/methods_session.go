@@ -146,6 +146,7 @@ func (a *agent) register(s *Server) {
 	}))
 	a.registerAgent(s)
 	a.registerConfig(s)
+	a.registerMCP(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

@@ -119,6 +119,7 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		BudgetOverrides: overrides,
 		Environ:         os.Environ(),
 		Logger:          log,
+		MCP:             newMCP(log, abs, os.Environ()),
 	})
 	return h, nil
 }
