@@ -22,7 +22,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 2
 	}
 	log := newLogger(stderr, c.logLevel)
-	reg := c.registry()
+	reg := c.registry(log)
 	srv := rpc.NewAgentServer(rpc.AgentOptions{
 		Name: "pi-lsp", Version: version, Logger: log,
 		SessionsRoot: c.root(),

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
@@ -23,6 +24,9 @@ type common struct {
 	cwd         string
 	yolo        bool
 	logLevel    string
+
+	authOnce sync.Once
+	authFile llm.AuthFile
 }
 
 type multiFlag []string
@@ -62,8 +66,8 @@ func (c *common) root() string {
 	return session.DefaultRoot()
 }
 
-func (c *common) registry() *llm.Registry {
-	return llm.NewRegistry(llm.RegistryOptions{})
+func (c *common) registry(log *slog.Logger) *llm.Registry {
+	return llm.NewRegistry(llm.RegistryOptions{AuthKeys: c.auth(log).Keys})
 }
 
 // newHarness wires a harness from the flags and the environment.
@@ -117,9 +121,10 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		Modes:        modes,
 
 		BudgetOverrides: overrides,
-		Environ:         os.Environ(),
-		Logger:          log,
-		MCP:             newMCP(log, abs, os.Environ()),
+		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
+		Environ: append(os.Environ(), c.auth(log).Secrets()...),
+		Logger:  log,
+		MCP:     newMCP(log, abs, os.Environ()),
 	})
 	return h, nil
 }
