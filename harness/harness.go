@@ -51,6 +51,8 @@ type Config struct {
 	// MCP, if set, is the workspace's MCP servers (started at the first
 	// turn; Close closes it).
 	MCP *mcp.Manager
+	// CommandHooks, if set, are the settings' shell-command hooks.
+	CommandHooks *CommandHooks
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -68,6 +70,7 @@ type Harness struct {
 
 	hooks hooks
 	mcpState
+	hookState
 
 	createMu sync.Mutex // serializes ensureSession
 
@@ -100,6 +103,8 @@ type Harness struct {
 	estimators  map[string]*compaction.Estimator
 	skillsRes   *skills.Result
 	skillsDirty bool
+
+	startedSessions map[string]bool // sessions whose session_start hooks ran
 }
 
 // New builds a harness. It opens no session: the first prompt creates one
@@ -132,6 +137,9 @@ func New(cfg Config) *Harness {
 		perms:       DefaultPermissions(),
 		autoCompact: true,
 		skillsDirty: true,
+	}
+	if cfg.CommandHooks != nil {
+		h.installCommandHooks(cfg.CommandHooks)
 	}
 	return h
 }

@@ -101,10 +101,16 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 	}()
 	h.emit(Event{Type: EvAgentStart, Model: model.Ref()})
 
-	start := &AgentStart{Prompt: prompts}
+	start := &AgentStart{Prompt: prompts, Extra: h.runSessionStartHooks(ctx)}
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeAgentStart) {
 		fn(ctx, start)
 	}
+	if start.Block != "" {
+		h.fail(fmt.Errorf("prompt blocked by a hook: %s", start.Block))
+		endReason = "blocked"
+		return
+	}
+	stopContinued := false
 	for _, m := range append(start.Extra, start.Prompt...) {
 		if err := h.recordMessage(ctx, m); err != nil {
 			h.fail(fmt.Errorf("record prompt: %w", err))
@@ -191,6 +197,14 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		if fu := h.takeFollowUp(); len(fu) > 0 {
 			h.emitQueue()
 			if !h.recordAll(ctx, fu) {
+				endReason = "error"
+				return
+			}
+			continue
+		}
+		if v := h.runAgentEndHooks(ctx, string(msg.StopReason), stopContinued); v.Continue && ctx.Err() == nil {
+			stopContinued = true
+			if !h.recordAll(ctx, []llm.Message{llm.UserText(v.Reason, h.now())}) {
 				endReason = "error"
 				return
 			}

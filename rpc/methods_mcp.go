@@ -38,13 +38,16 @@ func (a *agent) registerMCP(s *Server) {
 	}))
 }
 
-// logMCPDiagnostics sends the MCP configuration problems to the client as
+// logMCPDiagnostics sends the MCP and hooks configuration problems to the client as
 // window/logMessage warnings (they are in mcp/list too).
 func logMCPDiagnostics(c *Client, h *harness.Harness) {
 	if m := h.MCP(); m != nil {
 		for _, d := range m.Diagnostics() {
 			c.Log(slog.LevelWarn, "MCP configuration: "+d.String())
 		}
+	}
+	for _, d := range h.HookDiagnostics() {
+		c.Log(slog.LevelWarn, "hooks configuration: "+d.String())
 	}
 }
 

@@ -122,9 +122,10 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 
 		BudgetOverrides: overrides,
 		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
-		Environ: append(os.Environ(), c.auth(log).Secrets()...),
-		Logger:  log,
-		MCP:     newMCP(log, abs, os.Environ()),
+		Environ:      append(os.Environ(), c.auth(log).Secrets()...),
+		Logger:       log,
+		MCP:          newMCP(log, abs, os.Environ()),
+		CommandHooks: commandHooks(abs),
 	})
 	return h, nil
 }
