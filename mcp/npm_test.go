@@ -78,7 +78,11 @@ func TestServerEverything(t *testing.T) {
   "everysse": {"type": "sse", "url": "http://127.0.0.1:%d/sse"}
 }}`, node, script, httpPort, ssePort)
 	m := NewManager(Options{Cwd: dir, UserFile: writeConfig(t, dir, "mcp.json", cfg), StartTimeout: 30 * time.Second})
-	defer m.Close()
+	defer func() {
+		start := time.Now()
+		m.Close()
+		t.Logf("closing the three sessions took %s", time.Since(start).Round(time.Millisecond))
+	}()
 	ctx := context.Background()
 	start := time.Now()
 	m.Start(ctx, nil)
@@ -117,7 +121,9 @@ func TestServerEverything(t *testing.T) {
 	// A long operation cancelled by the caller (abort).
 	actx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
+	t0 := time.Now()
 	long := call(actx, findTool(t, m, "mcp__everything__trigger-long-running-operation"), `{"duration":30,"steps":5}`)
+	t.Logf("the cancelled call returned after %s", time.Since(t0).Round(time.Millisecond))
 	if !long.IsError || !strings.Contains(text(long), "aborted") {
 		t.Fatalf("long operation: %+v", long)
 	}

@@ -17,7 +17,7 @@ import (
 
 // terminateGrace is how long closing a stdio server waits for it to exit
 // after its stdin closed, before SIGTERM.
-const terminateGrace = 2 * time.Second
+const terminateGrace = time.Second
 
 // transport builds the SDK transport for an expanded config. stderr gets a
 // stdio server's standard error.
