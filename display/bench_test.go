@@ -182,3 +182,29 @@ func BenchmarkChunk(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChildChunk is the overhead per chunk a subagent streams: one
+// subagent_event carrying a message_update, nested under its parent's tool
+// item, through the Reducer and one client's Scheduler.
+func BenchmarkChildChunk(b *testing.B) {
+	r := display.NewReducer(display.ReducerOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := display.NewScheduler(r, display.SchedulerOptions{})
+	go func() {
+		for {
+			if _, err := s.Next(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	r.Apply(ev(harness.EvAgentStart))
+	r.Apply(harness.Event{Type: harness.EvToolStart, ToolCallID: "sa1", ToolName: "subagent"})
+	r.Apply(harness.Event{Type: harness.EvSubagentStart, ToolCallID: "sa1", Subagent: subRef("sa1")})
+	r.Apply(childEv("sa1", harness.Event{Type: harness.EvMessageStart, Message: assistantMsg("")}))
+	e := childEv("sa1", delta("text", "abcd"))
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Apply(e)
+	}
+}

@@ -43,6 +43,9 @@ func ItemsFromMessages(msgs []llm.Message) []Item {
 			if m.IsError {
 				it.Status = ToolError
 			}
+			if it.ToolName == "subagent" {
+				it.Child = childFromDetails(m.Details)
+			}
 			var details struct {
 				Diff string `json:"diff"`
 			}

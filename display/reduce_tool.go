@@ -156,12 +156,23 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 		a.Args = cloneRaw(a.Args)
 		p.Approval = &a
 		r.set(path("pending", "approval"), a)
+		if ev.Subagent != nil || a.Subagent != nil {
+			if ev.Subagent == nil {
+				ev.Subagent = a.Subagent
+			}
+			r.childApproval(ev, ToolAwaitingApproval)
+			return
+		}
 		t := r.ensureTool(a.ToolCallID, a.ToolName, a.Args, ToolAwaitingApproval)
 		r.setToolStatus(t, ToolAwaitingApproval)
 	case harness.EvApprovalDone:
 		if p.Approval != nil && (ev.ToolCallID == "" || p.Approval.ToolCallID == ev.ToolCallID) {
 			p.Approval = nil
 			r.set(path("pending", "approval"), nil)
+		}
+		if ev.Subagent != nil {
+			r.childApproval(ev, "")
+			return
 		}
 		t, ok := r.tools[ev.ToolCallID]
 		if !ok {

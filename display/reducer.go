@@ -17,6 +17,9 @@ type ReducerOptions struct {
 	// ModeInfo resolves a mode id (from mode_change) to its name and color.
 	// Nil uses DefaultModeInfo.
 	ModeInfo func(id string) Mode
+	// MaxChildItems bounds a subagent's items on its parent's tool item
+	// (0 = DefaultMaxChildItems): past it, the older half is dropped.
+	MaxChildItems int
 }
 
 // DefaultModeInfo knows the harness's built-in modes and titles any other id.
@@ -40,12 +43,15 @@ type Reducer struct {
 	mu       sync.Mutex
 	st       State
 	modeInfo func(string) Mode
+	maxChild int
 
 	nextID int
 	live   *liveItem             // the assistant message being streamed
 	open   int                   // item made by the last non-assistant message_start, or -1
 	tools  map[string]*toolTrack // by tool call id
 	files  map[string]bool       // modifiedFiles membership
+	// children follows subagents by the parent's tool call id (child.go).
+	children map[string]*childTrack
 
 	scheds []*Scheduler
 	ops    []rop // ops of the Apply in progress (scratch, reused)
@@ -74,7 +80,10 @@ type liveItem struct {
 
 // NewReducer returns a Reducer holding an empty idle state.
 func NewReducer(opts ReducerOptions) *Reducer {
-	r := &Reducer{st: NewState(), modeInfo: opts.ModeInfo, open: -1}
+	r := &Reducer{st: NewState(), modeInfo: opts.ModeInfo, open: -1, maxChild: opts.MaxChildItems}
+	if r.maxChild <= 0 {
+		r.maxChild = DefaultMaxChildItems
+	}
 	if r.modeInfo == nil {
 		r.modeInfo = DefaultModeInfo
 	}
@@ -87,6 +96,7 @@ func (r *Reducer) resetTracking() {
 	r.open = -1
 	r.tools = map[string]*toolTrack{}
 	r.files = map[string]bool{}
+	r.children = nil
 }
 
 // State returns a deep copy of the current state.
@@ -196,6 +206,8 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 	case harness.EvToolEnd:
 		r.toolEnd(ev)
 		return true
+	case harness.EvSubagentStart, harness.EvSubagentEvent, harness.EvSubagentEnd:
+		return r.subagentEvent(ev)
 	case harness.EvApproval, harness.EvApprovalDone, harness.EvQuestion, harness.EvQuestionDone,
 		harness.EvPlan, harness.EvPlanDone:
 		r.pendingEvent(ev)
@@ -277,6 +289,12 @@ func (r *Reducer) setStatus(s string) {
 // endRun settles everything a finished (or aborted) run left open.
 func (r *Reducer) endRun() {
 	r.finishLive(nil)
+	for _, ct := range r.children {
+		if c := r.st.Items[ct.parent.idx].Child; c != nil && c.Status == ChildRunning {
+			c.Status = ChildAborted
+			r.set(r.childPath(ct, "status"), ChildAborted)
+		}
+	}
 	for _, t := range r.tools {
 		switch r.st.Items[t.idx].Status {
 		case ToolPending, ToolAwaitingApproval, ToolRunning:
@@ -397,6 +415,7 @@ func path(els ...any) []any { return els }
 
 // syncLive brings the streamed item's strings up to date. The caller holds mu.
 func (r *Reducer) syncLive() {
+	r.syncChildren()
 	l := r.live
 	if l == nil || l.synced {
 		return

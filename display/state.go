@@ -121,6 +121,8 @@ type Item struct {
 	ExitCode *int   `json:"exitCode,omitempty"`
 	// summary: "compaction" or "branch"
 	SummaryKind string `json:"summaryKind,omitempty"`
+	// tool (subagent): the child's live activity (child.go)
+	Child *Child `json:"child,omitempty"`
 }
 
 // MarshalJSON writes the fields of the item's kind, all of them present.
@@ -138,6 +140,20 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		args := it.Args
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
+		}
+		if it.Child != nil {
+			return json.Marshal(struct {
+				ID       string          `json:"id"`
+				Kind     string          `json:"kind"`
+				ToolName string          `json:"toolName"`
+				Args     json.RawMessage `json:"args"`
+				Status   string          `json:"status"`
+				Output   string          `json:"output"`
+				Diff     string          `json:"diff"`
+				Path     string          `json:"path"`
+				IsError  bool            `json:"isError"`
+				Child    *Child          `json:"child"`
+			}{it.ID, it.Kind, it.ToolName, args, it.Status, it.Output, it.Diff, it.Path, it.IsError, it.Child})
 		}
 		return json.Marshal(struct {
 			ID       string          `json:"id"`
@@ -194,6 +210,11 @@ func NewState() State {
 func (s *State) Clone() State {
 	c := *s
 	c.Items = append(make([]Item, 0, len(s.Items)), s.Items...)
+	for i := range c.Items {
+		if c.Items[i].Child != nil {
+			c.Items[i].Child = c.Items[i].Child.clone()
+		}
+	}
 	c.Tasks = append(make([]harness.Task, 0, len(s.Tasks)), s.Tasks...)
 	c.Queue = s.Queue.clone()
 	c.ModifiedFiles = cloneStrings(s.ModifiedFiles)

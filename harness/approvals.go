@@ -224,6 +224,15 @@ func (h *Harness) grant(ctx context.Context, tool string, category tools.Categor
 // verdict is ask. It returns nil when the call may run, or the text the model
 // gets instead.
 func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, display string) (refusal string) {
+	if h.sa.up != nil {
+		// A child's calls go through its parent's chain, tagged with the child.
+		return h.sa.up.approveFor(ctx, t, call, display, h.sa.link)
+	}
+	return h.approveFor(ctx, t, call, display, nil)
+}
+
+// approveFor is approve for the agent's own call (sub nil) or a child's.
+func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call, display string, sub *SubagentRef) (refusal string) {
 	name, cat := call.Name, t.Category()
 	h.mu.Lock()
 	v := resolveApproval(h.perms, h.yolo, name, cat)
@@ -238,18 +247,18 @@ func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, di
 	if ui == nil {
 		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat)
 	}
-	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: json.RawMessage(h.redact.Redact(string(call.Args))), Display: h.redact.Redact(display)}
+	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: json.RawMessage(h.redact.Redact(string(call.Args))), Display: h.redact.Redact(display), Subagent: sub}
 	if !json.Valid(req.Args) {
 		req.Args = call.Args
 	}
-	h.emit(Event{Type: EvApproval, ToolCallID: call.ID, ToolName: name, Approval: &req})
+	h.emit(Event{Type: EvApproval, ToolCallID: call.ID, ToolName: name, Approval: &req, Subagent: sub})
 	d, err := ui.RequestApproval(ctx, req)
 	if err != nil {
 		decision := "decline"
 		if ctx.Err() != nil {
 			decision = "aborted"
 		}
-		h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: decision})
+		h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: decision, Subagent: sub})
 		if errors.Is(err, tools.ErrNoUI) {
 			return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and the connected client cannot approve tool calls. Do not retry it; explain what you wanted to do.", name, cat)
 		}
@@ -258,7 +267,7 @@ func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, di
 		}
 		return fmt.Sprintf("Tool call declined: the approval request failed (%v).", err)
 	}
-	h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: string(d)})
+	h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: string(d), Subagent: sub})
 	switch {
 	case d == DecisionApprove:
 		return ""

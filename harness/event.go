@@ -72,6 +72,8 @@ type ApprovalRequest struct {
 	Category   string          `json:"category"`
 	Args       json.RawMessage `json:"args"`
 	Display    string          `json:"display"`
+	// Subagent names the child whose call this is (nil for the agent's own).
+	Subagent *SubagentRef `json:"subagent,omitempty"`
 }
 
 // Question is an ask_user question waiting on the user.
@@ -143,4 +145,8 @@ type Event struct {
 	Reason     string            `json:"reason,omitempty"` // compaction_*: "threshold" | "overflow" | "manual"; agent_end: stop reason
 	Summary    string            `json:"summary,omitempty"`
 	SessionID  string            `json:"sessionId,omitempty"`
+	// Subagent names the child of subagent_* events (and of approvals a
+	// child asks for); Child is the child's own event (subagent_event).
+	Subagent *SubagentRef `json:"subagent,omitempty"`
+	Child    *Event       `json:"child,omitempty"`
 }

@@ -53,6 +53,8 @@ type Config struct {
 	MCP *mcp.Manager
 	// CommandHooks, if set, are the settings' shell-command hooks.
 	CommandHooks *CommandHooks
+	// Subagents configure the subagent tool (cap, model aliases).
+	Subagents SubagentSettings
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -105,6 +107,7 @@ type Harness struct {
 	skillsDirty bool
 
 	startedSessions map[string]bool // sessions whose session_start hooks ran
+	sa              subagentState   // subagents: see subagent.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one

@@ -331,7 +331,9 @@ func (h *Harness) displayCopy(m llm.Message) llm.Message {
 		c.Content[i] = b
 	}
 	c.Output = h.redact.Redact(m.Output)
-	c.Details = nil
+	if m.ToolName != tools.SubagentToolName { // a subagent's details link its session, nothing secret
+		c.Details = nil
+	}
 	return c
 }
 
@@ -360,6 +362,7 @@ func (h *Harness) buildRequest(ctx context.Context, model llm.Model, systemOverr
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeProviderRequest) {
 		fn(ctx, &req)
 	}
+	h.noteRequest(req, active)
 	return req, nil
 }
 
@@ -432,7 +435,14 @@ func cancelledResult(reason llm.StopReason) tools.Result {
 // true when a hook asked to end the run.
 func (h *Harness) executeTools(ctx context.Context, x *host, calls []llm.ContentBlock) (terminate bool) {
 	byName := tools.ByName(h.activeTools())
-	for _, c := range calls {
+	for i := 0; i < len(calls); i++ {
+		// Consecutive subagent calls run at the same time (subagent.go).
+		if n := subagentRun(calls[i:], byName); n > 1 {
+			terminate = h.executeConcurrent(ctx, x, byName, calls[i:i+n]) || terminate
+			i += n - 1
+			continue
+		}
+		c := calls[i]
 		if ctx.Err() != nil {
 			h.recordToolResult(context.Background(), c, cancelledResult(llm.StopAborted))
 			continue

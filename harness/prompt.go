@@ -79,5 +79,6 @@ func (h *Harness) systemPrompt(ctx context.Context, active []tools.Tool) string 
 	}
 	in.ContextFiles = cf
 	in.Skills = h.Skills(ctx).Skills
+	in.Agents = h.agentsForPrompt(ctx, active)
 	return skills.BuildSystemPrompt(in)
 }

@@ -124,6 +124,9 @@ func (a *agent) registerConfig(s *Server) {
 	s.Register("commands/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		return map[string]any{"commands": h.Commands(ctx)}, nil
 	}))
+	s.Register("agents/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
+		return agentsList(h.Agents(ctx)), nil
+	}))
 	s.Register("tasks/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		t := h.Tasks()
 		if t == nil {

@@ -57,18 +57,24 @@ func (a *agent) register(s *Server) {
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
 	s.Register("session/list", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Cwd string `json:"cwd"`
-		All bool   `json:"all"`
+		Cwd              string `json:"cwd"`
+		All              bool   `json:"all"`
+		IncludeSubagents bool   `json:"includeSubagents"`
 	}) (any, error) {
 		var list []session.Info
 		var err error
-		if p.All {
+		cwd := p.Cwd
+		if cwd == "" {
+			cwd = h.Cwd()
+		}
+		switch {
+		case p.All && p.IncludeSubagents:
+			list, err = session.ListAllWithSubagents(ctx, a.opts.SessionsRoot)
+		case p.All:
 			list, err = session.ListAll(ctx, a.opts.SessionsRoot)
-		} else {
-			cwd := p.Cwd
-			if cwd == "" {
-				cwd = h.Cwd()
-			}
+		case p.IncludeSubagents:
+			list, err = session.ListWithSubagents(ctx, a.opts.SessionsRoot, cwd)
+		default:
 			list, err = session.List(ctx, a.opts.SessionsRoot, cwd)
 		}
 		if list == nil {

@@ -33,6 +33,9 @@ type PromptInput struct {
 	Skills       []Skill
 	// AppendSystem is added after the base (pi's --append-system-prompt).
 	AppendSystem string
+	// Agents are the subagent definitions, listed when the subagent tool
+	// is active.
+	Agents []AgentDef
 }
 
 // Modes with a built-in prompt.
@@ -71,10 +74,13 @@ Then submit the plan for approval with submit_plan. Once it is approved you will
 // same input always gives the same text.
 func BuildSystemPrompt(in PromptInput) string {
 	var b strings.Builder
-	hasRead := false
+	hasRead, hasSubagent := false, false
 	for _, t := range in.Tools {
-		if t.Name == "read" {
+		switch t.Name {
+		case "read":
 			hasRead = true
+		case "subagent":
+			hasSubagent = true
 		}
 	}
 	if in.Base != "" {
@@ -101,6 +107,9 @@ func BuildSystemPrompt(in PromptInput) string {
 	}
 	if hasRead {
 		b.WriteString(FormatSkills(in.Skills))
+	}
+	if hasSubagent {
+		b.WriteString(FormatAgents(in.Agents))
 	}
 	b.WriteString("\nCurrent date: " + in.Date.Format("2006-01-02"))
 	b.WriteString("\nCurrent working directory: " + strings.ReplaceAll(in.Cwd, `\`, "/"))

@@ -142,7 +142,7 @@ func withDetails(res Result, details any) Result {
 
 // Builtins returns a fresh set of the built-in tools: read, write, edit,
 // bash, grep, find, ls, ask_user, submit_plan, task_write, task_update,
-// task_complete and task_check. The tools of one set share a per-file lock
+// task_complete, task_check and subagent. The tools of one set share a per-file lock
 // (parallel edits of one file are serialised) and, for runs without a Host,
 // an in-memory task list.
 func Builtins() []Tool {
@@ -162,5 +162,6 @@ func Builtins() []Tool {
 		taskUpdateTool(tasks),
 		taskCompleteTool(tasks),
 		taskCheckTool(tasks),
+		SubagentTool(),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/pi-lsp/pi-lsp/compaction"
+	"github.com/pi-lsp/pi-lsp/harness"
 )
 
 // settings is pi-lsp's own user settings file ($PI_LSP_SETTINGS or
@@ -19,6 +20,28 @@ type settings struct {
 		ReserveTokens    int `json:"reserveTokens"`
 		KeepRecentTokens int `json:"keepRecentTokens"`
 	} `json:"compaction"`
+	// Subagents: {"maxConcurrent": 4, "modelAliases": {"sonnet": "openrouter/anthropic/claude-sonnet-4"}}
+	Subagents harness.SubagentSettings `json:"subagents"`
+}
+
+// subagentSettings reads the "subagents" settings (cap and Claude model
+// aliases). A missing file is the defaults; a broken one an error.
+func subagentSettings(path string) (harness.SubagentSettings, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return harness.SubagentSettings{}, nil
+	}
+	if err != nil {
+		return harness.SubagentSettings{}, fmt.Errorf("settings: %w", err)
+	}
+	var s settings
+	if err := json.Unmarshal(data, &s); err != nil {
+		return harness.SubagentSettings{}, fmt.Errorf("settings: %s: %w", path, err)
+	}
+	if s.Subagents.MaxConcurrent < 0 {
+		return harness.SubagentSettings{}, fmt.Errorf("settings: %s: subagents.maxConcurrent must not be negative", path)
+	}
+	return s.Subagents, nil
 }
 
 func settingsPath() string {

@@ -105,6 +105,10 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 	if err != nil {
 		return nil, err
 	}
+	subagents, err := subagentSettings(settingsPath())
+	if err != nil {
+		return nil, err
+	}
 	var e env.Env = env.NewLocal(abs)
 	if buffers != nil {
 		e = &env.Editor{Env: e, Read: buffers}
@@ -121,6 +125,7 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		Modes:        modes,
 
 		BudgetOverrides: overrides,
+		Subagents:       subagents,
 		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
 		Environ:      append(os.Environ(), c.auth(log).Secrets()...),
 		Logger:       log,

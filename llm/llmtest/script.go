@@ -98,6 +98,10 @@ type Response struct {
 	StallAfter int `json:"stallAfter,omitempty"`
 	// ChunkDelayMs pauses between chunks.
 	ChunkDelayMs int `json:"chunkDelayMs,omitempty"`
+	// AwaitInFlight, when > 1, holds the answer until that many requests
+	// (this one included) are being answered at once, or 10 s have passed:
+	// a test of concurrent requests then does not depend on timing.
+	AwaitInFlight int `json:"awaitInFlight,omitempty"`
 	// ChunkSize is the number of characters per text, thinking and argument
 	// chunk. By default text and thinking go four words per chunk and
 	// arguments 16 characters per chunk.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // ExhaustedMessage is the error message of the 500 answer given when no
@@ -31,7 +32,71 @@ type Server struct {
 	mu       sync.Mutex
 	script   []entry
 	requests [][]byte
+	log      []LogEntry
+	clock    int // events (arrivals and ends) so far
+	inFlight int
 	closed   bool
+}
+
+// LogEntry is one request of the log: its body and when it was answered,
+// as positions on one counter of arrivals and ends, so the log shows which
+// requests overlapped. End is 0 while the answer is still being sent.
+type LogEntry struct {
+	Body     []byte `json:"-"`
+	Start    int    `json:"start"`
+	End      int    `json:"end"`
+	InFlight int    `json:"inFlight"` // requests being answered when it arrived, itself included
+}
+
+// Overlaps reports whether two answered requests were in flight at once.
+func (e LogEntry) Overlaps(o LogEntry) bool {
+	return e.Start < o.End && o.Start < e.End
+}
+
+// Log returns the request log, in arrival order.
+func (s *Server) Log() []LogEntry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]LogEntry, len(s.log))
+	for i, e := range s.log {
+		out[i] = e
+		out[i].Body = bytes.Clone(e.Body)
+	}
+	return out
+}
+
+// finish marks request n (1-based) as answered.
+func (s *Server) finish(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clock++
+	s.inFlight--
+	s.log[n-1].End = s.clock
+}
+
+// awaitInFlight waits until want requests have been in flight at once
+// since request n (1-based) arrived, or 10 s pass, or the request or server
+// ends. The count only grows at arrivals, so the log says when it did.
+func (s *Server) awaitInFlight(r *http.Request, n, want int) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		s.mu.Lock()
+		reached := false
+		for _, e := range s.log[n-1:] {
+			reached = reached || e.InFlight >= want
+		}
+		s.mu.Unlock()
+		if reached {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
 
 type entry struct {
@@ -138,6 +203,9 @@ func (s *Server) take(body []byte) (Response, int, bool) {
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, body)
 	n := len(s.requests)
+	s.clock++
+	s.inFlight++
+	s.log = append(s.log, LogEntry{Body: body, Start: s.clock, InFlight: s.inFlight})
 	for i := range s.script {
 		e := &s.script[i]
 		if e.used || (e.Match != "" && !bytes.Contains(body, []byte(e.Match))) {
@@ -158,6 +226,10 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, n, ok := s.take(body)
+	defer s.finish(n)
+	if resp.AwaitInFlight > 1 {
+		s.awaitInFlight(r, n, resp.AwaitInFlight)
+	}
 	if !ok {
 		writeError(w, http.StatusInternalServerError,
 			fmt.Sprintf("%s: request %d matched no scripted response", ExhaustedMessage, n), 0)

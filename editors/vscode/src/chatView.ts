@@ -149,6 +149,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'runCommand':
           if (m.command.startsWith('piLsp.')) await vscode.commands.executeCommand(m.command);
           break;
+        case 'openSession':
+          await vscode.commands.executeCommand('piLsp.openSubagentSession', m.path);
+          break;
         case 'openLink':
           if (/^(https?:|mailto:)/i.test(m.href)) await vscode.env.openExternal(vscode.Uri.parse(m.href));
           break;

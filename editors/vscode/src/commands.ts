@@ -170,6 +170,28 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       return r;
     }),
 
+    // Opens a subagent's session: the one a nested card names, or one picked among the current
+    // session's children (session/list with includeSubagents, by parentSession).
+    reg('piLsp.openSubagentSession', async (path?: string) => {
+      const a = manager.current();
+      let target = typeof path === 'string' ? path : '';
+      if (!target) {
+        const st = await a.request<{ path: string }>('session/state', {});
+        const r = await a.request<{ sessions: SessionInfo[] }>('session/list', { cwd: a.cwd, includeSubagents: true });
+        const kids = (r.sessions ?? []).filter((s) => s.parentSession && s.parentSession === st.path);
+        if (!kids.length) {
+          void vscode.window.showInformationMessage('pi-lsp: this session started no subagents.');
+          return undefined;
+        }
+        const pick = await vscode.window.showQuickPick(kids.map(sessionPickItem), { title: 'Open subagent session', matchOnDetail: true });
+        if (!pick) return undefined;
+        target = pick.session.path;
+      }
+      const opened = await a.request<{ sessionId: string; path: string }>('session/open', { path: target });
+      await afterSessionSwitch();
+      return opened;
+    }),
+
     reg('piLsp.tree.label', async (e: SessionElement) => {
       const n = e.kind === 'entry' ? e.node : e.start;
       const label = await vscode.window.showInputBox({

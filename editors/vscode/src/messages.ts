@@ -29,4 +29,5 @@ export type FromWebview =
   | { type: 'plan'; key: string; approved: boolean; feedback?: string }
   | { type: 'commands' }
   | { type: 'runCommand'; command: string }
-  | { type: 'openLink'; href: string };
+  | { type: 'openLink'; href: string }
+  | { type: 'openSession'; path: string };

@@ -46,7 +46,23 @@ export interface DisplayItem {
   isError?: boolean;
   command?: string;
   exitCode?: number;
+  /** A subagent tool item: the child's live activity (docs/subagents.md). */
+  child?: DisplayChild;
   [key: string]: unknown;
+}
+
+/** A subagent's session, agent, status, its own items and its tokens, on the parent's tool item. */
+export interface DisplayChild {
+  session: string;
+  sessionId?: string;
+  agent: string;
+  fork?: boolean;
+  model?: string;
+  status: 'running' | 'done' | 'error' | 'aborted' | string;
+  items: DisplayItem[];
+  /** Items dropped from the front of `items` (the state keeps the latest ~100). */
+  older?: number;
+  tokens?: { input?: number; output?: number; total?: number; [k: string]: unknown };
 }
 
 export interface Task {
@@ -87,6 +103,8 @@ export interface ApprovalRequest {
   category?: string;
   args?: Record<string, unknown>;
   display?: string;
+  /** Set when a subagent's call asks: the agent and the parent's subagent tool call. */
+  subagent?: { agent: string; toolCallId: string; session?: string };
 }
 
 export type ApprovalDecision = 'approve' | 'decline' | 'alwaysAllowTool' | 'alwaysAllowCategory';

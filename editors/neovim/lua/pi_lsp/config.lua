@@ -41,6 +41,7 @@ M.defaults = {
     tree_summarize = 's',
     tree_refresh = 'R',
     tree_all = 'a',
+    tree_subagents = 'S',
     -- Plan float
     plan_approve = 'a',
     plan_reject = 'r',

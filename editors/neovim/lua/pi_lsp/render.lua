@@ -69,6 +69,55 @@ local function encode_args(args)
   return out
 end
 
+M.child_icon = { running = '…', done = '✓', error = '✗', aborted = '⊘' }
+
+--- A subagent's block under its tool line (docs/subagents.md): a fold whose header names the
+--- agent, its status and tokens; inside, the child's own items, each line prefixed with '│ '.
+---@param child table the tool item's child {session, agent, fork, status, items, tokens}
+---@param add fun(line: string, fold: string)
+function M.child_block(child, add)
+  local status = tostring(child.status or 'running')
+  local tokens = type(child.tokens) == 'table' and ((tonumber(child.tokens.input) or 0) + (tonumber(child.tokens.output) or 0)) or 0
+  local head = string.format('  ↳ %s **%s** %s — %s', M.child_icon[status] or '•', tostring(child.agent or 'subagent'),
+    child.fork == true and 'fork' or 'subagent', status)
+  if tokens > 0 then
+    head = head .. string.format(' · %d tokens', tokens)
+  end
+  add(head, '>1')
+  local function body(l)
+    add('  │ ' .. l, '1')
+  end
+  if type(child.older) == 'number' and child.older > 0 then
+    body(string.format('… %d earlier items (in the session)', child.older))
+  end
+  for _, ci in ipairs(type(child.items) == 'table' and child.items or {}) do
+    if type(ci) == 'table' then
+      if ci.kind == 'user' then
+        body('Task: ' .. (split(ci.text)[1] or ''))
+      elseif ci.kind == 'assistant' then
+        if present(ci.text) then
+          for _, l in ipairs(split(ci.text)) do
+            body(l)
+          end
+        elseif ci.streaming == true then
+          body('...')
+        end
+      elseif ci.kind == 'tool' then
+        local s = M.args_summary(ci.args)
+        body(string.format('%s **%s**%s — %s', M.status_icon[ci.status] or '•', tostring(ci.toolName or 'tool'),
+          s ~= '' and (' `' .. s .. '`') or '', tostring(ci.status or '')))
+      elseif ci.kind == 'error' then
+        body('**Error:** ' .. (split(ci.text)[1] or ''))
+      else
+        body(split(ci.text)[1] or '')
+      end
+    end
+  end
+  if present(child.session) then
+    body('session: ' .. tostring(child.session))
+  end
+end
+
 --- Renders `state` into a list of lines and a parallel list of fold levels ('0', '>1', '1').
 ---@param state table|nil the DisplayState
 ---@param opts table|nil {show_thinking=bool, max_output_lines=int}
@@ -153,6 +202,9 @@ function M.render(state, opts)
         end
         if present(item.output) then
           fenced('', split(item.output), '1')
+        end
+        if type(item.child) == 'table' then
+          M.child_block(item.child, add)
         end
       elseif kind == 'bash' then
         blank()

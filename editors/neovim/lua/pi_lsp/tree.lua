@@ -119,6 +119,50 @@ function M.open(client)
     end)
   end
 
+  --- Lists the sessions of the subagents the current session started (session/list with
+  --- includeSubagents, by parentSession) and opens the one picked.
+  function view.subagents(cb)
+    client:request('session/state', nil, function(err, st)
+      if err then
+        report('session/state', err)
+        return
+      end
+      client:request('session/list', { includeSubagents = true }, function(lerr, res)
+        if lerr then
+          report('session/list', lerr)
+          return
+        end
+        local kids = {}
+        for _, s in ipairs(res.sessions or {}) do
+          if s.parentSession == st.path then
+            kids[#kids + 1] = s
+          end
+        end
+        if #kids == 0 then
+          vim.notify('pi-lsp: this session started no subagents', vim.log.levels.INFO)
+          return
+        end
+        vim.ui.select(kids, {
+          prompt = 'Open subagent session',
+          format_item = function(s)
+            local first = require('pi_lsp.util').lines(s.firstMessage or '')[1] or ''
+            return first .. '  (' .. tostring(s.path) .. ')'
+          end,
+        }, function(pick)
+          if not pick then
+            return
+          end
+          client:request('session/open', { path = pick.path }, function(oerr)
+            if oerr then
+              report('session/open', oerr)
+            end
+            view.refresh(cb)
+          end)
+        end)
+      end)
+    end)
+  end
+
   local function with_node(fn)
     return function()
       local node = view.node()
@@ -156,6 +200,9 @@ function M.open(client)
     view.all = not view.all
     view.refresh()
   end, 'Show or hide bookkeeping entries')
+  util.map(buf, 'n', keys.tree_subagents, function()
+    view.subagents()
+  end, "Open a subagent's session")
   util.map(buf, 'n', keys.tree_refresh, function()
     view.refresh()
   end, 'Refresh')

@@ -119,3 +119,48 @@ t.test('f forks a new session before a user message', function()
     return line_of(lines_of(view), 'You: second question') == nil and line_of(lines_of(view), 'Assistant: first answer') ~= nil
   end, 5000, 'forked tree shows the branch up to the first answer')
 end)
+
+t.test('a subagent renders folded under its tool line and S in the tree opens its session', function()
+  local call = { id = 'sa1', name = 'subagent', arguments = vim.json.encode({ agent = 'explore', task = 'NVIM-TASK: list files' }) }
+  local c = H.start(t, {
+    { match = 'delegate it', toolCalls = { call } },
+    { match = 'NVIM-TASK', text = 'NVIM-CHILD-ANSWER: two files.' },
+    { match = 'NVIM-CHILD-ANSWER', text = 'The explorer answered.' },
+  })
+  require('pi_lsp').chat('delegate it')
+  H.wait_answer(t, c, 'The explorer answered.')
+  local lines
+  t.wait(function()
+    lines = H.transcript(c)
+    for _, l in ipairs(lines) do
+      if l:find('↳ ✓ **explore** subagent — done', 1, true) then
+        return true
+      end
+    end
+  end, 5000, function()
+    return 'no child block:\n' .. table.concat(lines or {}, '\n')
+  end)
+  t.has(lines, '  │ NVIM-CHILD-ANSWER: two files.')
+  local parent_path = c:display().session.path
+  local seen
+  H.stub(t, 'select', function(items, opts, cb)
+    seen = vim.tbl_map(opts.format_item, items)
+    cb(items[1], 1)
+  end)
+  local view = require('pi_lsp').tree()
+  t.wait(function()
+    return view.tree ~= nil
+  end, 5000, 'tree loaded')
+  vim.api.nvim_set_current_win(view.win)
+  t.keys('S')
+  t.wait(function()
+    local d = c:display()
+    return d and d.session and d.session.path ~= parent_path
+  end, 5000, 'the child session opened')
+  t.eq(1, #seen)
+  t.ok(seen[1]:find('NVIM-TASK: list files', 1, true), seen[1])
+  local path = c:display().session.path
+  t.ok(path:find('/subagents/', 1, true), path)
+  local head = H.read(path):match('^[^\n]*')
+  t.eq(parent_path, vim.json.decode(head).parentSession)
+end)

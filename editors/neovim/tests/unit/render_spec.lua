@@ -129,3 +129,40 @@ t.test('tasks render with status marks', function()
   }))
   t.eq({ 'No tasks.' }, render.tasks({}))
 end)
+
+t.test('a subagent is a folded block under its tool line, from the recorded frames', function()
+  -- The frames the real pi-lsp sent for a general subagent that wrote a file (testdata/display).
+  local path = '../../testdata/display/subagent-frames.json'
+  local f = assert(io.open(path, 'r'))
+  local frames = vim.json.decode(f:read('*a'))
+  f:close()
+  local st = require('pi_lsp.state').new()
+  for _, fr in ipairs(frames) do
+    t.eq('ok', (st:apply(fr)))
+  end
+  local lines, folds = render.render(st.state)
+  local tool = t.has(lines, '**subagent**')
+  local head = t.has(lines, '↳ ✓ **general** subagent — done · ')
+  t.ok(tool < head, 'the block is under the tool line:\n' .. table.concat(lines, '\n'))
+  t.eq('>1', folds[tool])
+  t.eq('>1', folds[head])
+  local want = {
+    '  │ Task: WRITE-TASK: create child.txt',
+    '  │ Writing now.',
+    '  │ ✓ **write** `child.txt` — done',
+    '  │ CHILD-STREAMED-TEXT: child.txt is written.',
+  }
+  for i, w in ipairs(want) do
+    t.eq(w, lines[head + i])
+    t.eq('1', folds[head + i])
+  end
+  t.ok(lines[head + 5]:find('│ session: .*/subagents/.*%.jsonl$'), lines[head + 5])
+  -- The child's lines are not top-level sections.
+  local sections = 0
+  for _, l in ipairs(lines) do
+    if l == '## Assistant' then
+      sections = sections + 1
+    end
+  end
+  t.eq(1, sections)
+end)

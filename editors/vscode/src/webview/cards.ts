@@ -18,6 +18,7 @@ function approvalCard(p: Extract<PendingUi, { kind: 'approval' }>, post: Post): 
   title.append(el('span', '', 'Allow '), el('strong', 'tool-name', p.req.toolName), el('span', '', '?'));
   if (p.req.category) title.append(el('span', 'badge category', p.req.category));
   card.append(title);
+  if (p.req.subagent) card.append(el('div', 'card-subagent', `asked by the ${p.req.subagent.agent} subagent (${p.req.subagent.toolCallId})`));
   if (p.req.display) card.append(el('div', 'card-display', p.req.display));
   if (p.req.args && Object.keys(p.req.args).length) {
     const d = el('details', 'card-args');

@@ -271,6 +271,12 @@ ui.mode.addEventListener('click', () => post({ type: 'runCommand', command: 'piL
 ui.model.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.selectModel' }));
 ui.thinking.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.thinkingLevel' }));
 document.addEventListener('click', (e) => {
+  const open = (e.target as Element | null)?.closest?.('button.open-child') as HTMLElement | null;
+  if (open?.dataset.session) {
+    e.preventDefault();
+    post({ type: 'openSession', path: open.dataset.session });
+    return;
+  }
   const a = (e.target as Element | null)?.closest?.('a');
   if (!a) return;
   e.preventDefault();

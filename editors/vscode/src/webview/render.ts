@@ -1,7 +1,7 @@
 // DOM builders for the chat: transcript items, tasks, queue, errors. Text from the server is set
 // with textContent; only markdown goes through renderMarkdown (which emits no raw HTML).
 import { queuedText } from '../displayState';
-import type { DisplayItem, DisplayState, Task } from '../protocol';
+import type { DisplayChild, DisplayItem, DisplayState, Task } from '../protocol';
 import { renderMarkdown } from './markdown';
 
 /** Remembers which collapsible parts the user opened, across re-renders. */
@@ -25,7 +25,14 @@ function collapsible(key: string, open: OpenSet, cls: string, summary: Node[], b
   const s = el('summary');
   s.append(...summary);
   d.append(s, ...body);
+  // Opening it here queues a toggle event too: that one is not the user's.
+  let initial = d.open;
   d.addEventListener('toggle', () => {
+    if (initial && d.open) {
+      initial = false;
+      return;
+    }
+    initial = false;
     if (d.open) {
       open.add(key);
       open.delete(`!${key}`);
@@ -106,6 +113,47 @@ function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
   return d;
 }
 
+const CHILD_ICON: Record<string, string> = { running: '◌', done: '✓', error: '✗', aborted: '⊘' };
+
+function tokenText(t: DisplayChild['tokens']): string {
+  const input = Number(t?.input ?? 0);
+  const output = Number(t?.output ?? 0);
+  return input || output ? `${input + output} tokens` : '';
+}
+
+/**
+ * A subagent's nested card under its tool item: the agent, its status and tokens in the summary,
+ * its own transcript inside (open while it runs, collapsed once it is done unless the user opened
+ * it), and a button that opens the child's session.
+ */
+export function renderChild(parent: DisplayItem, child: DisplayChild, open: OpenSet): HTMLElement {
+  const status = String(child.status ?? 'running');
+  const summary: Node[] = [
+    el('span', `icon status-${status}`, CHILD_ICON[status] ?? '•'),
+    el('span', 'child-agent', child.agent || 'subagent'),
+    el('span', 'child-kind', child.fork ? 'fork' : 'subagent'),
+    el('span', `badge status-${status}`, status),
+    el('span', 'child-tokens', tokenText(child.tokens)),
+  ];
+  const items = el('div', 'child-items');
+  if (Number(child.older) > 0) items.append(el('div', 'child-older', `… ${child.older} earlier items: open the session to see them`));
+  for (const ci of child.items ?? []) {
+    // Keys are per parent, so two children's open parts never collide.
+    const node = renderItem({ ...ci, id: `${parent.id}/${ci.id}`, child: undefined }, open);
+    items.append(node);
+  }
+  const body: Node[] = [items];
+  if (child.session) {
+    const btn = el('button', 'open-child', 'Open session');
+    btn.title = child.session;
+    btn.dataset.session = child.session;
+    body.push(btn);
+  }
+  const card = collapsible(`${parent.id}:child`, open, `subagent-card status-${status}`, summary, body, status === 'running');
+  card.dataset.session = child.session ?? '';
+  return card;
+}
+
 function summaryTitle(item: DisplayItem): string {
   const k = typeof item.summaryKind === 'string' ? item.summaryKind : '';
   if (k === 'compaction') return 'Compaction summary';
@@ -131,6 +179,7 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
     }
     case 'tool':
       wrap.append(renderTool(item, open));
+      if (item.child) wrap.append(renderChild(item, item.child, open));
       break;
     case 'bash': {
       const cmd = String(item.command ?? (item.args?.command as string | undefined) ?? item.text ?? '');
