@@ -5,7 +5,7 @@ PKGS    := ./...
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: deps-pi deps-mcp demo all build run test test-go test-node test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
+.PHONY: deps-pi deps-mcp demo all build run test test-go test-node test-acp test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
 
 all: build
 
@@ -20,7 +20,7 @@ demo: build
 	scripts/demo.sh
 
 # Every test: Go (with the race detector), the Node clients, the editors.
-test: build test-go test-node test-vscode test-neovim
+test: build test-go test-node test-acp test-vscode test-neovim
 
 test-go: deps-pi deps-mcp
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
@@ -42,6 +42,13 @@ deps-mcp:
 test-node: build
 	@if [ -d test/node ]; then \
 	  $(GO) build -o bin/fakellm ./cmd/fakellm && cd test/node && \
+	  { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund >/dev/null; } && \
+	  PI_LSP_BIN=$(CURDIR)/$(BIN) FAKELLM_BIN=$(CURDIR)/bin/fakellm node --test; fi
+
+# pi-lsp acp through the ACP TypeScript SDK 2.4.0 and acpx 0.19.1 (test/acp).
+test-acp: build
+	@if [ -d test/acp ]; then \
+	  $(GO) build -o bin/fakellm ./cmd/fakellm && cd test/acp && \
 	  { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund >/dev/null; } && \
 	  PI_LSP_BIN=$(CURDIR)/$(BIN) FAKELLM_BIN=$(CURDIR)/bin/fakellm node --test; fi
 

@@ -8,6 +8,10 @@ import (
 // when the editor has no buffer for it.
 type BufferReader func(ctx context.Context, path string) (text string, ok bool, err error)
 
+// BufferWriter writes text to an absolute path through the editor (its
+// buffer, undo and review), as ACP's fs/write_text_file does.
+type BufferWriter func(ctx context.Context, path, text string) error
+
 // Editor is an Env whose ReadFile prefers the editor's buffers (saved or
 // not) over the disk, so the agent reads what the user sees. Everything
 // else, writes included, goes to the wrapped Env; a failing editor falls
@@ -15,6 +19,20 @@ type BufferReader func(ctx context.Context, path string) (text string, ok bool, 
 type Editor struct {
 	Env
 	Read BufferReader
+	// Write, when set, takes every WriteFile instead of the wrapped Env.
+	Write BufferWriter
+}
+
+// WriteFile writes through the editor when Write is set, else to the disk.
+func (e *Editor) WriteFile(ctx context.Context, path string, data []byte) error {
+	if e.Write == nil {
+		return e.Env.WriteFile(ctx, path, data)
+	}
+	abs := e.Resolve(path)
+	if err := e.Write(ctx, abs, string(data)); err != nil {
+		return &Error{Code: CodeIO, Op: "write", Path: abs, Err: err}
+	}
+	return nil
 }
 
 // ReadFile reads the editor's buffer when it has one, else the disk.

@@ -43,3 +43,37 @@ func TestEditorPrefersBuffers(t *testing.T) {
 		t.Fatalf("the editor was asked for %q, not an absolute path", asked[0])
 	}
 }
+
+func TestEditorWritesThroughTheEditor(t *testing.T) {
+	dir := t.TempDir()
+	var got []string
+	fail := false
+	e := &env.Editor{Env: env.NewLocal(dir), Write: func(_ context.Context, p, text string) error {
+		if fail {
+			return errors.New("the user rejected the edit")
+		}
+		got = append(got, p+"="+text)
+		return nil
+	}}
+	ctx := context.Background()
+	if err := e.WriteFile(ctx, "sub/a.txt", []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "sub", "a.txt") + "=new"; len(got) != 1 || got[0] != want {
+		t.Fatalf("writes %q, want [%q]", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", "a.txt")); !os.IsNotExist(err) {
+		t.Fatalf("the disk was written too: %v", err)
+	}
+	fail = true
+	if err := e.WriteFile(ctx, "b.txt", []byte("x")); env.CodeOf(err) != env.CodeIO {
+		t.Fatalf("a failed editor write: %v, want an io error", err)
+	}
+	plain := &env.Editor{Env: env.NewLocal(dir)}
+	if err := plain.WriteFile(ctx, "c.txt", []byte("disk")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "c.txt")); err != nil || string(b) != "disk" {
+		t.Fatalf("without Write the disk is written: %q %v", b, err)
+	}
+}

@@ -1,5 +1,5 @@
 // Command pi-lsp is a coding-agent harness served to editors over JSON-RPC
-// on stdio. Subcommands: serve (the default), exec, sessions, version.
+// on stdio. Subcommands: serve (the default), acp, exec, sessions, version.
 //
 // main only parses flags and wires packages together.
 package main
@@ -28,11 +28,12 @@ const usage = `pi-lsp — a coding-agent harness for editors
 
 Usage:
   pi-lsp [serve] [flags]            serve the native protocol (LSP-framed JSON-RPC) on stdio
+  pi-lsp acp [flags]                serve the Agent Client Protocol (NDJSON) on stdio (Zed, JetBrains, Emacs)
   pi-lsp exec [flags] "prompt"      one headless run in the current directory
   pi-lsp sessions list|show|fork    inspect sessions
   pi-lsp version
 
-Flags (serve, exec):
+Flags (serve, acp, exec):
   --model provider/id    default model
   --skill PATH           extra skill file or directory (repeatable)
   --sessions-dir DIR     where sessions live (default $PI_LSP_SESSIONS or ~/.pi/agent/sessions)
@@ -50,6 +51,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch sub {
 	case "serve":
 		return runServe(ctx, args, stdin, stdout, stderr)
+	case "acp":
+		return runACP(ctx, args, stdin, stdout, stderr)
 	case "exec":
 		return runExec(ctx, args, stdout, stderr)
 	case "sessions":

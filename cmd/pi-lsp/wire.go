@@ -75,6 +75,16 @@ func (c *common) registry(log *slog.Logger) *llm.Registry {
 // process's directory); buffers, when the editor serves its buffers, is what
 // reads prefer.
 func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buffers env.BufferReader) (*harness.Harness, error) {
+	var wrap func(env.Env) env.Env
+	if buffers != nil {
+		wrap = func(e env.Env) env.Env { return &env.Editor{Env: e, Read: buffers} }
+	}
+	return c.newHarnessEnv(log, reg, cwd, wrap)
+}
+
+// newHarnessEnv is newHarness with the local Env passed through wrap (when
+// non-nil): the ACP adapter routes reads and writes through its client.
+func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, wrap func(env.Env) env.Env) (*harness.Harness, error) {
 	if c.cwd != "" {
 		cwd = c.cwd
 	}
@@ -110,8 +120,8 @@ func (c *common) newHarness(log *slog.Logger, reg *llm.Registry, cwd string, buf
 		return nil, err
 	}
 	var e env.Env = env.NewLocal(abs)
-	if buffers != nil {
-		e = &env.Editor{Env: e, Read: buffers}
+	if wrap != nil {
+		e = wrap(e)
 	}
 	h := harness.New(harness.Config{
 		Env:          e,

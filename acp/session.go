@@ -1,0 +1,487 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/coder/acp-go-sdk"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+)
+
+// sess is one ACP session: a harness, the worker that turns its events
+// into session/update notifications, and the queue of prompts waiting for
+// their turns.
+type sess struct {
+	a   *agent
+	id  sdk.SessionId
+	h   *harness.Harness
+	cwd string
+	// mcp are the MCP servers the client gave in session/new or load; they
+	// are kept for the MCP client (DESIGN.md §6) to start.
+	mcp   []sdk.McpServer
+	unsub func()
+	stop  context.CancelFunc
+	files *fileLog
+
+	qmu    sync.Mutex
+	q      []item
+	wake   chan struct{}
+	closed bool
+	done   chan struct{} // the worker returned
+
+	pmu     sync.Mutex
+	prompts []*pending // the head is the running turn
+
+	// Worker-only state.
+	buf        strings.Builder
+	bufKind    string // "text" | "thinking"
+	first      time.Time
+	last       time.Time
+	toolOut    map[string]string // latest partial output not yet sent, by tool call
+	toolOrder  []string
+	childText  map[string]string // a subagent's streamed text, by the parent's tool call
+	tools      map[string]*toolInfo
+	lastErr    string
+	lastMode   string
+	lastConfig string
+	usage      [2]int // used, size last sent
+	tokensNow  *harness.Tokens
+	turnBase   harness.Tokens // cumulative tokens when the last turn ended
+	titled     bool
+
+	titleCheck atomic.Bool // the first prompt looked whether the session needs a title
+
+	curMu   sync.Mutex
+	curTool map[string]string // tool name -> id of its latest call, set in event order
+}
+
+// item is one unit of the worker's queue: an event, or a function to run
+// in order with the events (replay, barriers, answers).
+type item struct {
+	ev harness.Event
+	fn func()
+}
+
+// pending is a prompt waiting for (or running) its turn.
+type pending struct {
+	text   string
+	blocks []sdk.ContentBlock
+	seq    uint64            // place in the wire order (0: not from the wire)
+	done   chan promptResult // nil: a turn started by steering, answered to nobody
+}
+
+type promptResult struct {
+	stop  sdk.StopReason
+	usage *sdk.Usage
+	err   error
+}
+
+func (a *agent) newSess(cwd string, mcp []sdk.McpServer) (*sess, error) {
+	s := &sess{a: a, cwd: cwd, mcp: mcp, wake: make(chan struct{}, 1), done: make(chan struct{}),
+		toolOut: map[string]string{}, tools: map[string]*toolInfo{}, files: newFileLog(), curTool: map[string]string{}, childText: map[string]string{}}
+	h, err := a.opts.NewHarness(cwd, s.wrapEnv)
+	if err != nil {
+		return nil, &sdk.RequestError{Code: -32603, Message: fmt.Sprintf("starting the harness: %v", err)}
+	}
+	s.h = h
+	useSessionMCP(h, mcp)
+	return s, nil
+}
+
+// attach registers the session under id and starts its worker.
+func (s *sess) attach(id sdk.SessionId) {
+	s.id = id
+	ctx, cancel := context.WithCancel(s.a.ctx)
+	s.stop = cancel
+	s.turnBase = s.h.State(ctx).Tokens
+	s.unsub = s.h.Subscribe(func(ev harness.Event) {
+		if ev.Type == harness.EvToolStart {
+			s.curMu.Lock()
+			s.curTool[ev.ToolName] = ev.ToolCallID
+			s.curMu.Unlock()
+		}
+		s.push(item{ev: ev})
+	})
+	s.h.SetUI(permissionUI{s})
+	if err := s.h.WatchSkills(ctx); err != nil {
+		s.a.log.Warn("watching skills", "err", err)
+	}
+	go s.loop(ctx)
+	s.a.mu.Lock()
+	s.a.sessions[id] = s
+	s.a.mu.Unlock()
+}
+
+func (s *sess) close() {
+	s.h.Abort()
+	s.failQueued(sdk.StopReasonCancelled)
+	if s.unsub != nil {
+		s.unsub()
+	}
+	if err := s.h.Close(); err != nil {
+		s.a.log.Warn("closing harness", "err", err)
+	}
+	s.qmu.Lock()
+	wasClosed := s.closed
+	s.closed = true
+	s.qmu.Unlock()
+	s.signal()
+	if s.stop != nil {
+		s.stop()
+		if !wasClosed {
+			<-s.done
+		}
+	}
+	// A turn cut short by the close answers cancelled.
+	s.pmu.Lock()
+	ps := s.prompts
+	s.prompts = nil
+	s.pmu.Unlock()
+	for _, p := range ps {
+		p.answer(promptResult{stop: sdk.StopReasonCancelled})
+	}
+}
+
+func (p *pending) answer(r promptResult) {
+	if p.done != nil {
+		p.done <- r
+	}
+}
+
+func (s *sess) push(it item) {
+	s.qmu.Lock()
+	if s.closed {
+		s.qmu.Unlock()
+		return
+	}
+	s.q = append(s.q, it)
+	s.qmu.Unlock()
+	s.signal()
+}
+
+func (s *sess) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// do runs fn on the worker, after everything queued before it, and waits.
+func (s *sess) do(ctx context.Context, fn func()) error {
+	ran := make(chan struct{})
+	s.push(item{fn: func() { fn(); close(ran) }})
+	select {
+	case <-ran:
+		return nil
+	case <-s.done:
+		return sdk.NewInternalError(map[string]any{"error": "the session was closed"})
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// loop is the worker: it folds events into updates, sending coalesced
+// chunks when they have paused for Debounce or waited Cap since the first.
+func (s *sess) loop(ctx context.Context) {
+	defer close(s.done)
+	var timer *time.Timer
+	for {
+		s.qmu.Lock()
+		items := s.q
+		s.q = nil
+		closed := s.closed
+		s.qmu.Unlock()
+		for _, it := range items {
+			if it.fn != nil {
+				it.fn()
+			} else {
+				s.handle(it.ev)
+			}
+		}
+		if closed {
+			s.flush()
+			return
+		}
+		if len(items) > 0 {
+			continue
+		}
+		var due <-chan time.Time
+		if !s.first.IsZero() {
+			wait := time.Until(s.deadline())
+			if wait <= 0 {
+				s.flush()
+				continue
+			}
+			if timer == nil {
+				timer = time.NewTimer(wait)
+			} else {
+				timer.Reset(wait)
+			}
+			due = timer.C
+		}
+		select {
+		case <-s.wake:
+		case <-due:
+		case <-ctx.Done():
+			s.flush()
+			return
+		}
+		if timer != nil && due != nil && !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+func (s *sess) deadline() time.Time {
+	d := s.last.Add(s.a.opts.Debounce)
+	if c := s.first.Add(s.a.opts.Cap); c.Before(d) {
+		return c
+	}
+	return d
+}
+
+func (s *sess) send(u sdk.SessionUpdate) {
+	if err := s.a.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: s.id, Update: u}); err != nil {
+		s.a.log.Debug("session/update", "err", err)
+	}
+}
+
+// flush sends the coalesced text and tool output.
+func (s *sess) flush() {
+	s.first = time.Time{}
+	if s.buf.Len() > 0 {
+		text := s.buf.String()
+		s.buf.Reset()
+		if s.bufKind == "thinking" {
+			s.send(sdk.UpdateAgentThoughtText(text))
+		} else {
+			s.send(sdk.UpdateAgentMessageText(text))
+		}
+	}
+	for _, id := range s.toolOrder {
+		out, ok := s.toolOut[id]
+		if !ok {
+			continue
+		}
+		delete(s.toolOut, id)
+		opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock(tail(out)))})}
+		if t := s.tools[id]; t != nil && !t.running {
+			t.running = true
+			opts = append(opts, sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress))
+		}
+		s.send(sdk.UpdateToolCall(sdk.ToolCallId(id), opts...))
+	}
+	s.toolOrder = s.toolOrder[:0]
+}
+
+// batch notes a coalesced change.
+func (s *sess) batch() {
+	now := time.Now()
+	if s.first.IsZero() {
+		s.first = now
+	}
+	s.last = now
+}
+
+// handle folds one harness event.
+func (s *sess) handle(ev harness.Event) {
+	switch ev.Type {
+	case harness.EvMessageUpdate:
+		if ev.DeltaKind != "text" && ev.DeltaKind != "thinking" {
+			return
+		}
+		if s.bufKind != ev.DeltaKind && s.buf.Len() > 0 {
+			s.flush()
+		}
+		s.bufKind = ev.DeltaKind
+		s.buf.WriteString(ev.Delta)
+		s.batch()
+	case harness.EvToolStart:
+		s.flush()
+		t := describeTool(ev.ToolName, ev.Args, s.cwd)
+		s.tools[ev.ToolCallID] = &t
+		s.send(t.start(ev.ToolCallID, ev.Args))
+	case harness.EvApprovalDone:
+		if t := s.tools[ev.ToolCallID]; t != nil && harness.Decision(ev.Decision).Allows() && !t.running {
+			s.flush()
+			t.running = true
+			s.send(sdk.UpdateToolCall(sdk.ToolCallId(ev.ToolCallID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
+		}
+	case harness.EvToolUpdate:
+		if _, ok := s.toolOut[ev.ToolCallID]; !ok {
+			s.toolOrder = append(s.toolOrder, ev.ToolCallID)
+		}
+		s.toolOut[ev.ToolCallID] = ev.Output
+		s.batch()
+	case harness.EvToolEnd:
+		s.flush()
+		t := s.tools[ev.ToolCallID]
+		if t == nil {
+			// A call that never started (its message was aborted): announce
+			// it, so the client knows the id the update names.
+			d := describeTool(ev.ToolName, nil, s.cwd)
+			t = &d
+			s.send(t.start(ev.ToolCallID, nil))
+		}
+		delete(s.tools, ev.ToolCallID)
+		s.send(t.end(ev.ToolCallID, ev.Output, ev.IsError, s.files.take(ev.Path)))
+	case harness.EvSubagentEvent:
+		if ev.Subagent != nil && ev.Child != nil {
+			s.handleChild(ev.Subagent, *ev.Child)
+		}
+	case harness.EvTasks:
+		s.flush()
+		s.send(planUpdate(ev.Tasks))
+	case harness.EvMode:
+		s.sendMode(ev.Mode)
+	case harness.EvModel, harness.EvThinking:
+		s.sendConfig()
+	case harness.EvUsage:
+		s.tokensNow = ev.Tokens
+	case harness.EvSessionInfo:
+		s.flush()
+		s.titled = true
+		s.send(sdk.SessionUpdate{SessionInfoUpdate: &sdk.SessionSessionInfoUpdate{Title: sdk.Ptr(ev.Name), UpdatedAt: sdk.Ptr(time.Now().UTC().Format(time.RFC3339))}})
+	case harness.EvSkills:
+		s.flush()
+		s.sendCommands(context.Background())
+	case harness.EvError:
+		s.lastErr = ev.Error
+	case harness.EvAgentEnd:
+		s.flush()
+		if ev.Tokens != nil {
+			s.tokensNow = ev.Tokens
+		}
+		s.sendUsage()
+		s.finishTurn(ev.Reason)
+	}
+}
+
+func (s *sess) sendMode(mode string) {
+	if mode == "" || mode == s.lastMode {
+		return
+	}
+	s.flush()
+	s.lastMode = mode
+	s.send(sdk.SessionUpdate{CurrentModeUpdate: &sdk.SessionCurrentModeUpdate{CurrentModeId: sdk.SessionModeId(mode)}})
+}
+
+func (s *sess) sendConfig() {
+	opts := s.configOptions(context.Background())
+	key := configKey(opts)
+	if key == s.lastConfig {
+		return
+	}
+	s.flush()
+	s.lastConfig = key
+	s.send(sdk.SessionUpdate{ConfigOptionUpdate: &sdk.SessionConfigOptionUpdate{ConfigOptions: opts}})
+}
+
+// sendUsage reports context use (tokens in the context against the
+// window) when it changed.
+func (s *sess) sendUsage() {
+	t := s.tokensNow
+	if t == nil || t.ContextWindow <= 0 {
+		return
+	}
+	u := [2]int{t.ContextTokens, t.ContextWindow}
+	if u == s.usage {
+		return
+	}
+	s.usage = u
+	s.send(sdk.SessionUpdate{UsageUpdate: &sdk.SessionUsageUpdate{Used: u[0], Size: u[1]}})
+}
+
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		cut := n
+		for cut > 0 && !utf8Start(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+// tail keeps the last 16 KB of tool output.
+func tail(s string) string {
+	const max = 16 << 10
+	if len(s) <= max {
+		return s
+	}
+	cut := len(s) - max
+	for cut < len(s) && !utf8Start(s[cut]) {
+		cut++
+	}
+	return "…" + s[cut:]
+}
+
+// callOf is the id of the running call of tool name (ask_user and
+// submit_plan run one at a time), or fallback.
+func (s *sess) callOf(name, fallback string) string {
+	s.curMu.Lock()
+	defer s.curMu.Unlock()
+	if id, ok := s.curTool[name]; ok {
+		return id
+	}
+	return fallback
+}
+
+// handleChild folds one event of a subagent's run: its text streams as the
+// content of the parent's subagent tool call, its own tool calls are tool
+// calls tagged with the parent's in _meta (so a client can nest them).
+func (s *sess) handleChild(ref *harness.SubagentRef, ev harness.Event) {
+	switch ev.Type {
+	case harness.EvMessageUpdate:
+		if ev.DeltaKind != "text" {
+			return
+		}
+		if _, ok := s.toolOut[ref.ToolCallID]; !ok {
+			s.toolOrder = append(s.toolOrder, ref.ToolCallID)
+		}
+		s.childText[ref.ToolCallID] += ev.Delta
+		s.toolOut[ref.ToolCallID] = s.childText[ref.ToolCallID]
+		s.batch()
+	case harness.EvToolStart:
+		s.flush()
+		t := describeTool(ev.ToolName, ev.Args, s.cwd)
+		t.meta = subagentMeta(ref)
+		id := childCallID(ref, ev.ToolCallID)
+		s.tools[id] = &t
+		s.send(t.start(id, ev.Args))
+	case harness.EvApprovalDone:
+		id := childCallID(ref, ev.ToolCallID)
+		if t := s.tools[id]; t != nil && harness.Decision(ev.Decision).Allows() && !t.running {
+			s.flush()
+			t.running = true
+			u := sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress))
+			u.ToolCallUpdate.Meta = t.meta
+			s.send(u)
+		}
+	case harness.EvToolEnd:
+		id := childCallID(ref, ev.ToolCallID)
+		t := s.tools[id]
+		if t == nil {
+			return
+		}
+		s.flush()
+		delete(s.tools, id)
+		s.send(t.end(id, ev.Output, ev.IsError, s.files.take(ev.Path)))
+	case harness.EvAgentEnd:
+		delete(s.childText, ref.ToolCallID)
+	}
+}
