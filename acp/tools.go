@@ -246,7 +246,7 @@ func previewContent(name string, raw json.RawMessage, cwd string) []sdk.ToolCall
 }
 
 // planUpdate maps the task list to plan entries.
-func planUpdate(ts []harness.Task) sdk.SessionUpdate {
+func planUpdate(ts []tools.Task) sdk.SessionUpdate {
 	entries := make([]sdk.PlanEntry, 0, len(ts))
 	for _, t := range ts {
 		st := sdk.PlanEntryStatusPending
@@ -267,11 +267,6 @@ func planUpdate(ts []harness.Task) sdk.SessionUpdate {
 	return sdk.UpdatePlan(entries...)
 }
 
-// planFromTools is planUpdate of the harness's live task list.
-func planFromTools(ts []tools.Task) sdk.SessionUpdate {
-	out := make([]harness.Task, len(ts))
-	for i, t := range ts {
-		out[i] = harness.Task{ID: t.ID, Content: t.Content, Status: t.Status, ActiveForm: t.ActiveForm}
-	}
-	return planUpdate(out)
-}
+// planFromTools is planUpdate of the harness's live task list (events and
+// the harness carry the same tools.Task).
+func planFromTools(ts []tools.Task) sdk.SessionUpdate { return planUpdate(ts) }

@@ -34,7 +34,10 @@ type Estimator struct {
 	codec    tokenizer.Codec // nil until first use, or for chars/4
 
 	mu    sync.Mutex
-	cache map[cacheKey]int
+	cache map[cacheKey]int // raw counts (before scale)
+	scale float64          // provider tokens per estimated token (0: not calibrated, 1)
+	// calibrated: scale comes from a provider's usage, not from Assume.
+	calibrated bool
 }
 
 type cacheKey struct {
@@ -114,10 +117,10 @@ func (e *Estimator) Text(s string) int {
 	}
 	if c := e.bpe(); c != nil {
 		if n, ok := countBPE(c, s); ok {
-			return n
+			return e.scaled(n)
 		}
 	}
-	return ceilDiv(utf16Len(s), 4)
+	return e.scaled(ceilDiv(utf16Len(s), 4))
 }
 
 // counter sums the pieces of one message either as characters (pi:
@@ -150,6 +153,11 @@ func (c *counter) total() int { return c.tokens + ceilDiv(c.chars, 4) }
 // each), bash executions and summaries. A bash execution excluded from context
 // counts 0.
 func (e *Estimator) Message(m *llm.Message) int {
+	return e.scaled(e.raw(m))
+}
+
+// raw is Message before calibration.
+func (e *Estimator) raw(m *llm.Message) int {
 	if m == nil {
 		return 0
 	}
@@ -206,16 +214,16 @@ func (e *Estimator) item(it *Item) int {
 	n, ok := e.cache[k]
 	e.mu.Unlock()
 	if ok {
-		return n
+		return e.scaled(n)
 	}
-	n = e.Message(m)
+	n = e.raw(m)
 	e.mu.Lock()
 	if e.cache == nil || len(e.cache) >= maxCacheEntries {
 		e.cache = make(map[cacheKey]int)
 	}
 	e.cache[k] = n
 	e.mu.Unlock()
-	return n
+	return e.scaled(n)
 }
 
 func contentSize(m *llm.Message) int {

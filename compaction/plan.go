@@ -55,7 +55,10 @@ type Decision struct {
 // every model call, inside tool loops too. trimChars <= 0 means
 // DefaultTrimChars. Automatic relief is off when !s.Enabled.
 func Plan(items []Item, contextWindow int, s Settings, e *Estimator, trimChars int) Decision {
-	d := Decision{Tokens: itemsContextTokens(items, e), Threshold: s.Threshold(contextWindow), Items: items}
+	// The recorded usage can be far too low (a session written with another
+	// model, or usage a provider under-reported): the content's own estimate
+	// is a floor.
+	d := Decision{Tokens: max(itemsContextTokens(items, e), ContentTokens(items, e)), Threshold: s.Threshold(contextWindow), Items: items}
 	if !ShouldCompact(d.Tokens, contextWindow, s) {
 		return d
 	}

@@ -61,7 +61,7 @@ func Summarize(ctx context.Context, p *Preparation, model llm.Model, s Summarize
 				return
 			}
 			var err error
-			if history, err = historySummary(ctx, p.ToSummarize, model, reserve, s, customInstructions, p.PreviousSummary); err != nil {
+			if history, err = chunkedHistorySummary(ctx, p.ToSummarize, model, reserve, s, customInstructions, p.PreviousSummary); err != nil {
 				fail(err)
 			}
 		}()
@@ -76,7 +76,7 @@ func Summarize(ctx context.Context, p *Preparation, model llm.Model, s Summarize
 		summary = history + "\n\n---\n\n**Turn Context (split turn):**\n\n" + prefix
 	} else {
 		var err error
-		summary, err = historySummary(ctx, p.ToSummarize, model, reserve, s, customInstructions, p.PreviousSummary)
+		summary, err = chunkedHistorySummary(ctx, p.ToSummarize, model, reserve, s, customInstructions, p.PreviousSummary)
 		if err != nil {
 			return Result{}, err
 		}

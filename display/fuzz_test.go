@@ -9,6 +9,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // eventFromByte maps a byte to one of a small vocabulary of events over a
@@ -45,11 +46,11 @@ func eventFromByte(b byte, n int) harness.Event {
 	case 14:
 		return harness.Event{Type: harness.EvApprovalDone, ToolCallID: id, Decision: []string{"approve", "decline"}[b&1]}
 	case 15:
-		return harness.Event{Type: harness.EvQuestion, Question: &harness.Question{ID: id, Question: text}}
+		return harness.Event{Type: harness.EvQuestion, Question: &tools.Question{ID: id, Question: text}}
 	case 16:
 		return harness.Event{Type: harness.EvQueueUpdate, Steering: []string{text}}
 	case 17:
-		return harness.Event{Type: harness.EvTasks, Tasks: []harness.Task{{ID: id, Content: text}}}
+		return harness.Event{Type: harness.EvTasks, Tasks: []tools.Task{{ID: id, Content: text}}}
 	case 18:
 		return harness.Event{Type: harness.EvError, Error: text}
 	case 19:

@@ -12,11 +12,23 @@ import (
 // results, bash executions, summaries and displayed custom messages. Items
 // get ids h1, h2, …; tool items use their tool call id.
 func ItemsFromMessages(msgs []llm.Message) []Item {
+	n := 0
+	return itemsFrom(msgs, func(int) string { n++; return "h" + strconv.Itoa(n) })
+}
+
+// ItemsFromEntries is ItemsFromMessages for messages read from session
+// entries (ids[i] is the entry of msgs[i]): an item's id is "h" and its
+// entry's id, so a page of history names its items the same way whenever
+// it is read.
+func ItemsFromEntries(msgs []llm.Message, ids []string) []Item {
+	return itemsFrom(msgs, func(i int) string { return "h" + ids[i] })
+}
+
+func itemsFrom(msgs []llm.Message, newID func(i int) string) []Item {
 	items := []Item{}
 	tools := map[string]int{}
-	n := 0
-	id := func() string { n++; return "h" + strconv.Itoa(n) }
 	for i := range msgs {
+		id := func() string { return newID(i) }
 		m := &msgs[i]
 		switch m.Role {
 		case llm.RoleAssistant:

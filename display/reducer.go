@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // MaxErrors is how many recent errors State.Errors keeps.
@@ -120,9 +122,19 @@ func (r *Reducer) Apply(ev harness.Event) {
 // the transcript seeded from its history (see ItemsFromMessages). Mode,
 // model, thinking level and yolo are kept. Every client gets a full state.
 func (r *Reducer) Reset(session SessionInfo, history []Item) {
+	r.ResetPage(session, history, nil)
+}
+
+// ResetPage is Reset with the newest page of the history only (see Page):
+// older names what the state leaves out.
+func (r *Reducer) ResetPage(session SessionInfo, history []Item, older *protocol.HistoryMarker) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.resetState(session)
+	if older != nil {
+		o := *older
+		r.st.History = &o
+	}
 	for _, it := range history {
 		if it.ID == "" {
 			it.ID = r.newID()
@@ -137,6 +149,13 @@ func (r *Reducer) Reset(session SessionInfo, history []Item) {
 	}
 	r.resync = true
 	r.dispatch(true)
+}
+
+// ItemCount is the number of items in the state.
+func (r *Reducer) ItemCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.st.Items)
 }
 
 // SetSession updates the session info (a rename, say) without a reset.
@@ -216,7 +235,7 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		if slices.Equal(r.st.Tasks, ev.Tasks) {
 			break
 		}
-		r.st.Tasks = append(make([]harness.Task, 0, len(ev.Tasks)), ev.Tasks...)
+		r.st.Tasks = append(make([]tools.Task, 0, len(ev.Tasks)), ev.Tasks...)
 		r.set(path("tasks"), r.st.Tasks)
 	case harness.EvQueueUpdate:
 		r.st.Queue = Queue{Steering: cloneStrings(ev.Steering), FollowUp: cloneStrings(ev.FollowUp)}
@@ -264,6 +283,8 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		}
 	case harness.EvUsage:
 		r.setTokens(ev.Tokens)
+	case harness.EvMemory:
+		r.setMemory(ev.Memory)
 	case harness.EvSession:
 		info := r.st.Session
 		if ev.SessionID != info.ID {

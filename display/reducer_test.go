@@ -9,6 +9,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // runEvents is one run: a prompt, thinking and text streamed, an edit tool
@@ -39,7 +40,7 @@ func runEvents() []harness.Event {
 		{Type: harness.EvToolUpdate, ToolCallID: "call_2", Output: "ok  \tpkg 0.1s\n"},
 		{Type: harness.EvToolEnd, ToolCallID: "call_2", ToolName: "bash", Output: "ok  \tpkg 0.1s\nPASS\n"},
 		{Type: harness.EvUsage, Tokens: &harness.Tokens{Input: 100, Output: 20, Total: 120, ContextTokens: 120, ContextWindow: 128000}},
-		{Type: harness.EvTasks, Tasks: []harness.Task{{ID: "t1", Content: "Fix", Status: "in_progress"}}},
+		{Type: harness.EvTasks, Tasks: []tools.Task{{ID: "t1", Content: "Fix", Status: "in_progress"}}},
 		{Type: harness.EvQueueUpdate, FollowUp: []string{"then commit"}},
 		{Type: harness.EvMessageStart, Message: assistantMsg("")},
 		delta("text", "Fixed "),
@@ -131,9 +132,9 @@ func TestReducerPendingAndStatus(t *testing.T) {
 			}
 		}},
 		{"question and plan", []harness.Event{
-			{Type: harness.EvQuestion, Question: &harness.Question{ID: "q1", Question: "Which?", Options: []string{"a", "b"}}},
-			{Type: harness.EvPlan, Plan: &harness.Plan{ID: "p1", Title: "T", Plan: "1."}},
-			{Type: harness.EvQuestionDone, Question: &harness.Question{ID: "q1"}},
+			{Type: harness.EvQuestion, Question: &tools.Question{ID: "q1", Question: "Which?", Options: []string{"a", "b"}}},
+			{Type: harness.EvPlan, Plan: &tools.Plan{ID: "p1", Title: "T", Plan: "1."}},
+			{Type: harness.EvQuestionDone, Question: &tools.Question{ID: "q1"}},
 		}, func(t *testing.T, st display.State) {
 			if st.Pending.Question != nil || st.Pending.Plan == nil || st.Pending.Plan.ID != "p1" {
 				t.Errorf("pending=%+v", st.Pending)
@@ -144,7 +145,7 @@ func TestReducerPendingAndStatus(t *testing.T) {
 			{Type: harness.EvMessageStart, Message: assistantMsg("")},
 			delta("text", "partial"),
 			{Type: harness.EvToolStart, ToolCallID: "c1", ToolName: "bash"},
-			{Type: harness.EvQuestion, Question: &harness.Question{ID: "q1"}},
+			{Type: harness.EvQuestion, Question: &tools.Question{ID: "q1"}},
 			{Type: harness.EvRetryStart, Attempt: 1, DelayMs: 500, Error: "429"},
 			ev(harness.EvAgentEnd),
 		}, func(t *testing.T, st display.State) {

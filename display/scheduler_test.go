@@ -11,6 +11,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 func TestSchedulerFirstFrameIsFullState(t *testing.T) {
@@ -60,8 +61,8 @@ func TestSchedulerUrgentFlushesAtOnce(t *testing.T) {
 		ev(harness.EvAgentStart),
 		ev(harness.EvAgentEnd),
 		{Type: harness.EvApproval, Approval: &harness.ApprovalRequest{ToolCallID: "c"}},
-		{Type: harness.EvQuestion, Question: &harness.Question{ID: "q"}},
-		{Type: harness.EvPlan, Plan: &harness.Plan{ID: "p"}},
+		{Type: harness.EvQuestion, Question: &tools.Question{ID: "q"}},
+		{Type: harness.EvPlan, Plan: &tools.Plan{ID: "p"}},
 		{Type: harness.EvError, Error: "boom"},
 		{Type: harness.EvMode, Mode: "plan"},
 		{Type: harness.EvModel, Model: "x/y"},
@@ -99,7 +100,7 @@ func TestSchedulerUrgentFlushesAtOnce(t *testing.T) {
 		for _, e := range []harness.Event{
 			{Type: harness.EvPhase, Phase: harness.PhaseTurn},
 			{Type: harness.EvUsage, Tokens: &harness.Tokens{Total: 1}},
-			{Type: harness.EvTasks, Tasks: []harness.Task{{ID: "a"}}},
+			{Type: harness.EvTasks, Tasks: []tools.Task{{ID: "a"}}},
 			{Type: harness.EvToolUpdate, ToolCallID: "c", Output: "x"},
 		} {
 			r.Apply(e)
@@ -226,7 +227,7 @@ func TestFrameNeverMutatedAfterHandout(t *testing.T) {
 	r.Apply(ev(harness.EvAgentStart))
 	r.Apply(harness.Event{Type: harness.EvMessageStart, Message: assistantMsg("")})
 	r.Apply(delta("text", "one"))
-	r.Apply(harness.Event{Type: harness.EvTasks, Tasks: []harness.Task{{ID: "t", Status: "pending"}}})
+	r.Apply(harness.Event{Type: harness.EvTasks, Tasks: []tools.Task{{ID: "t", Status: "pending"}}})
 	c.s.Flush()
 	held := c.drain()
 	heldJSON := string(mustJSON(t, held))
@@ -236,7 +237,7 @@ func TestFrameNeverMutatedAfterHandout(t *testing.T) {
 	snap := c.s.Snapshot()
 	snapJSON := string(mustJSON(t, snap))
 	r.Apply(delta("text", "more"))
-	r.Apply(harness.Event{Type: harness.EvTasks, Tasks: []harness.Task{{ID: "t", Status: "completed"}}})
+	r.Apply(harness.Event{Type: harness.EvTasks, Tasks: []tools.Task{{ID: "t", Status: "completed"}}})
 	r.Apply(harness.Event{Type: harness.EvError, Error: "x"})
 	if got := string(mustJSON(t, full)); got != fullJSON {
 		t.Fatalf("full-state frame changed:\n%s\n%s", fullJSON, got)

@@ -5,6 +5,8 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // Run status values of State.Status.
@@ -37,22 +39,26 @@ const (
 // State is the DisplayState of docs/protocol.md: everything an editor needs
 // to draw one frame. Slices are never nil, so a push op always finds an array.
 type State struct {
-	Session       SessionInfo       `json:"session"`
-	Status        string            `json:"status"`
-	Phase         harness.Phase     `json:"phase"`
-	Mode          Mode              `json:"mode"`
-	Yolo          bool              `json:"yolo"`
-	Model         string            `json:"model"`
-	ThinkingLevel llm.ThinkingLevel `json:"thinkingLevel"`
-	Items         []Item            `json:"items"`
-	Pending       Pending           `json:"pending"`
-	Tasks         []harness.Task    `json:"tasks"`
-	Queue         Queue             `json:"queue"`
-	Tokens        harness.Tokens    `json:"tokens"`
-	ModifiedFiles []string          `json:"modifiedFiles"`
-	Errors        []string          `json:"errors"`
-	Retry         *Retry            `json:"retry"`
-	Compaction    *Compaction       `json:"compaction"`
+	Session       SessionInfo             `json:"session"`
+	Status        string                  `json:"status"`
+	Phase         harness.Phase           `json:"phase"`
+	Mode          Mode                    `json:"mode"`
+	Yolo          bool                    `json:"yolo"`
+	Model         string                  `json:"model"`
+	ThinkingLevel llm.ThinkingLevel       `json:"thinkingLevel"`
+	Items         []Item                  `json:"items"`
+	History       *protocol.HistoryMarker `json:"history"` // older items, for display/history; nil when none
+	Pending       Pending                 `json:"pending"`
+	Tasks         []tools.Task            `json:"tasks"`
+	Queue         Queue                   `json:"queue"`
+	Tokens        harness.Tokens          `json:"tokens"`
+	ModifiedFiles []string                `json:"modifiedFiles"`
+	Errors        []string                `json:"errors"`
+	Retry         *Retry                  `json:"retry"`
+	Compaction    *Compaction             `json:"compaction"`
+	// Memory is observational memory's status; null until the session
+	// uses it.
+	Memory *protocol.MemoryStatus `json:"memory"`
 }
 
 // SessionInfo names the current session.
@@ -73,8 +79,8 @@ type Mode struct {
 // Pending holds what waits on the user; each is null when nothing waits.
 type Pending struct {
 	Approval *harness.ApprovalRequest `json:"approval"`
-	Question *harness.Question        `json:"question"`
-	Plan     *harness.Plan            `json:"plan"`
+	Question *tools.Question          `json:"question"`
+	Plan     *tools.Plan              `json:"plan"`
 }
 
 // Queue is the content of the steering and follow-up queues.
@@ -197,7 +203,7 @@ func NewState() State {
 		Status:        StatusIdle,
 		Phase:         harness.PhaseIdle,
 		Items:         []Item{},
-		Tasks:         []harness.Task{},
+		Tasks:         []tools.Task{},
 		Queue:         Queue{Steering: []string{}, FollowUp: []string{}},
 		ModifiedFiles: []string{},
 		Errors:        []string{},
@@ -215,11 +221,15 @@ func (s *State) Clone() State {
 			c.Items[i].Child = c.Items[i].Child.clone()
 		}
 	}
-	c.Tasks = append(make([]harness.Task, 0, len(s.Tasks)), s.Tasks...)
+	c.Tasks = append(make([]tools.Task, 0, len(s.Tasks)), s.Tasks...)
 	c.Queue = s.Queue.clone()
 	c.ModifiedFiles = cloneStrings(s.ModifiedFiles)
 	c.Errors = cloneStrings(s.Errors)
 	c.Pending = s.Pending.clone()
+	if s.History != nil {
+		h := *s.History
+		c.History = &h
+	}
 	if s.Retry != nil {
 		r := *s.Retry
 		c.Retry = &r
@@ -228,6 +238,7 @@ func (s *State) Clone() State {
 		cp := *s.Compaction
 		c.Compaction = &cp
 	}
+	c.Memory = cloneMemory(s.Memory)
 	return c
 }
 

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -247,10 +246,7 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 	if ui == nil {
 		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat)
 	}
-	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: json.RawMessage(h.redact.Redact(string(call.Args))), Display: h.redact.Redact(display), Subagent: sub}
-	if !json.Valid(req.Args) {
-		req.Args = call.Args
-	}
+	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: call.Args, Display: display, Subagent: sub}
 	h.emit(Event{Type: EvApproval, ToolCallID: call.ID, ToolName: name, Approval: &req, Subagent: sub})
 	d, err := ui.RequestApproval(ctx, req)
 	if err != nil {

@@ -69,6 +69,5 @@ func (h *Harness) Bash(ctx context.Context, command string, excludeFromContext b
 		return r, fmt.Errorf("record bash: %w", err)
 	}
 	h.emit(Event{Type: EvMessageEnd, Message: &safe})
-	r.Output = h.redact.Redact(r.Output)
 	return r, nil
 }

@@ -98,13 +98,21 @@ func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
 	if s == nil {
 		return []llm.Message{}, nil
 	}
+	if msgs, ok, err := h.memoryContext(ctx); ok {
+		return msgs, err
+	}
 	c, err := s.BuildContext(ctx)
 	if err != nil {
 		return nil, err
 	}
+	return h.withTrims(s, c), nil
+}
+
+// withTrims applies the recorded tool-output trims to c's messages.
+func (h *Harness) withTrims(s *session.Session, c session.Context) []llm.Message {
 	trims := h.loadTrims(s)
 	if len(trims) == 0 {
-		return c.Messages, nil
+		return c.Messages
 	}
 	items := make([]compaction.Item, len(c.Messages))
 	for i := range c.Messages {
@@ -115,7 +123,7 @@ func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
 	for i := range items {
 		out[i] = *items[i].Message
 	}
-	return out, nil
+	return out
 }
 
 // maybeCompact runs before every model call, inside tool loops too. When
@@ -131,7 +139,14 @@ func (h *Harness) maybeCompact(ctx context.Context, model llm.Model) error {
 	if err != nil {
 		return err
 	}
-	d := compaction.Plan(items, model.ContextWindow, s, h.estimator(model), 0)
+	e := h.estimator(model)
+	if !e.Calibrated() && 2*compaction.ContentTokens(items, e) > s.Threshold(model.ContextWindow) {
+		// No answer has told yet how this provider counts, and the branch
+		// may be over the window: plan with a margin (2x the estimate,
+		// about 2 characters a token for chars/4) until one does.
+		e.Assume(2)
+	}
+	d := compaction.Plan(items, model.ContextWindow, s, e, 0)
 	switch d.Action {
 	case compaction.ActionTrim:
 		return h.recordTrims(ctx, d.Trims)

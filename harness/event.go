@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/memory"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // EventType names a harness event. The names follow pi's AgentEvent.
@@ -43,6 +45,7 @@ const (
 	EvSessionInfo      EventType = "session_info"   // the current session was renamed (Name)
 	EvError            EventType = "error"
 	EvSkills           EventType = "skills_changed"
+	EvMemory           EventType = "memory_update" // Memory set; Reason: buffer|observe|activate|reflect|configure|restore; Summary: start|end
 )
 
 // Phase is the harness phase. Entry points that need PhaseIdle answer busy.
@@ -57,14 +60,6 @@ const (
 	PhaseRetry         Phase = "retry"
 )
 
-// Task is one item of the live task list.
-type Task struct {
-	ID         string `json:"id"`
-	Content    string `json:"content"`
-	Status     string `json:"status"` // pending | in_progress | completed
-	ActiveForm string `json:"activeForm,omitempty"`
-}
-
 // ApprovalRequest is a tool call waiting on the user's verdict.
 type ApprovalRequest struct {
 	ToolCallID string          `json:"toolCallId"`
@@ -74,21 +69,6 @@ type ApprovalRequest struct {
 	Display    string          `json:"display"`
 	// Subagent names the child whose call this is (nil for the agent's own).
 	Subagent *SubagentRef `json:"subagent,omitempty"`
-}
-
-// Question is an ask_user question waiting on the user.
-type Question struct {
-	ID            string   `json:"id"`
-	Question      string   `json:"question"`
-	Options       []string `json:"options,omitempty"`
-	SelectionMode string   `json:"selectionMode,omitempty"` // single | multi
-}
-
-// Plan is a submit_plan plan waiting on the user.
-type Plan struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Plan  string `json:"plan"`
 }
 
 // Tokens is the token accounting the harness reports.
@@ -133,9 +113,9 @@ type Event struct {
 	DelayMs    int               `json:"delayMs,omitempty"`
 	Approval   *ApprovalRequest  `json:"approval,omitempty"`
 	Decision   string            `json:"decision,omitempty"`
-	Question   *Question         `json:"question,omitempty"`
-	Plan       *Plan             `json:"plan,omitempty"`
-	Tasks      []Task            `json:"tasks,omitempty"`
+	Question   *tools.Question   `json:"question,omitempty"`
+	Plan       *tools.Plan       `json:"plan,omitempty"`
+	Tasks      []tools.Task      `json:"tasks,omitempty"`
 	Mode       string            `json:"mode,omitempty"`
 	Yolo       bool              `json:"yolo,omitempty"` // mode_change: YOLO is on
 	Name       string            `json:"name,omitempty"` // session_info: the session's name
@@ -145,6 +125,7 @@ type Event struct {
 	Reason     string            `json:"reason,omitempty"` // compaction_*: "threshold" | "overflow" | "manual"; agent_end: stop reason
 	Summary    string            `json:"summary,omitempty"`
 	SessionID  string            `json:"sessionId,omitempty"`
+	Memory     *memory.Status    `json:"memory,omitempty"`
 	// Subagent names the child of subagent_* events (and of approvals a
 	// child asks for); Child is the child's own event (subagent_event).
 	Subagent *SubagentRef `json:"subagent,omitempty"`

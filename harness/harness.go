@@ -12,6 +12,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/mcp"
+	"github.com/pi-lsp/pi-lsp/memory"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -43,7 +44,7 @@ type Config struct {
 	Yolo         bool
 	Tools        []tools.Tool // nil = tools.Builtins()
 	Modes        []Mode       // nil = DefaultModes()
-	Environ      []string     // for the secret redactor
+	Environ      []string     // names the secrets masked in provider errors before they are stored
 	Logger       *slog.Logger
 	Now          func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
@@ -53,6 +54,10 @@ type Config struct {
 	MCP *mcp.Manager
 	// CommandHooks, if set, are the settings' shell-command hooks.
 	CommandHooks *CommandHooks
+	// Memory is the memory mode of sessions that chose none (--memory,
+	// settings); MemoryIdle overrides the idle trigger per model.
+	Memory     memory.Settings
+	MemoryIdle map[string]time.Duration
 	// Subagents configure the subagent tool (cap, model aliases).
 	Subagents SubagentSettings
 }
@@ -107,6 +112,7 @@ type Harness struct {
 	skillsDirty bool
 
 	startedSessions map[string]bool // sessions whose session_start hooks ran
+	mem             memoryHolder    // observational memory (memory.go)
 	sa              subagentState   // subagents: see subagent.go
 }
 
@@ -241,6 +247,7 @@ func (h *Harness) Close() error {
 	if h.cfg.MCP != nil {
 		h.cfg.MCP.Close()
 	}
+	h.closeMemory()
 	h.mu.Lock()
 	s := h.sess
 	h.sess = nil

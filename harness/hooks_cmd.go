@@ -155,7 +155,7 @@ func (h *Harness) installCommandHooks(ch *CommandHooks) {
 				res.Content = append(append([]llm.ContentBlock(nil), res.Content...), llm.TextBlock(strings.Join(notes, "\n")))
 				res.Display = ""
 			}
-			res = tools.Finalize(res, h.redact)
+			res = tools.Finalize(res)
 			return ToolResultVerdict{Result: &res}
 		})
 	}

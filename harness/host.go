@@ -28,9 +28,9 @@ func (x *host) Ask(ctx context.Context, q tools.Question) (string, error) {
 	if q.ID == "" {
 		q.ID = fmt.Sprintf("q%d", x.counter.Add(1))
 	}
-	x.h.emit(Event{Type: EvQuestion, Question: &Question{ID: q.ID, Question: q.Question, Options: q.Options, SelectionMode: q.SelectionMode}})
+	x.h.emit(Event{Type: EvQuestion, Question: &tools.Question{ID: q.ID, Question: q.Question, Options: q.Options, SelectionMode: q.SelectionMode}})
 	ans, err := ui.AskQuestion(ctx, q)
-	x.h.emit(Event{Type: EvQuestionDone, Question: &Question{ID: q.ID, Question: q.Question}})
+	x.h.emit(Event{Type: EvQuestionDone, Question: &tools.Question{ID: q.ID, Question: q.Question}})
 	if err != nil {
 		return "", err
 	}
@@ -45,7 +45,7 @@ func (x *host) SubmitPlan(ctx context.Context, p tools.Plan) (tools.PlanVerdict,
 	if p.ID == "" {
 		p.ID = fmt.Sprintf("p%d", x.counter.Add(1))
 	}
-	x.h.emit(Event{Type: EvPlan, Plan: &Plan{ID: p.ID, Title: p.Title, Plan: p.Plan}})
+	x.h.emit(Event{Type: EvPlan, Plan: &tools.Plan{ID: p.ID, Title: p.Title, Plan: p.Plan}})
 	v, err := ui.ApprovePlan(ctx, p)
 	decision := "rejected"
 	if err == nil && v.Approved {
@@ -53,7 +53,7 @@ func (x *host) SubmitPlan(ctx context.Context, p tools.Plan) (tools.PlanVerdict,
 		pc := p
 		x.planApproved.Store(&pc)
 	}
-	x.h.emit(Event{Type: EvPlanDone, Plan: &Plan{ID: p.ID, Title: p.Title}, Decision: decision})
+	x.h.emit(Event{Type: EvPlanDone, Plan: &tools.Plan{ID: p.ID, Title: p.Title}, Decision: decision})
 	return v, err
 }
 
@@ -83,10 +83,5 @@ func (h *Harness) setTasks(ctx context.Context, ts []tools.Task) error {
 }
 
 func (h *Harness) emitTasks() {
-	ts := h.Tasks()
-	out := make([]Task, len(ts))
-	for i, t := range ts {
-		out[i] = Task{ID: t.ID, Content: t.Content, Status: t.Status, ActiveForm: t.ActiveForm}
-	}
-	h.emit(Event{Type: EvTasks, Tasks: out})
+	h.emit(Event{Type: EvTasks, Tasks: h.Tasks()})
 }

@@ -127,7 +127,7 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 			return
 		}
 		model = h.currentModel(model)
-		if err := h.maybeCompact(ctx, model); err != nil {
+		if err := h.manageContext(ctx, model); err != nil {
 			h.emit(Event{Type: EvTurnEnd})
 			h.fail(err)
 			endReason = "error"
@@ -140,8 +140,10 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 			endReason = "error"
 			return
 		}
+		h.noteMemoryRequest(model, req)
 		msg := h.streamAssistant(ctx, req)
-		if msg.StopReason == llm.StopError && !overflowRetried && isContextOverflow(msg.ErrorMessage) {
+		h.calibrate(model, &req, &msg)
+		if msg.StopReason == llm.StopError && !overflowRetried && !h.observational() && isContextOverflow(msg.ErrorMessage) {
 			// The provider says the context is too long: compact and retry once.
 			overflowRetried = true
 			if err := h.compact(ctx, model, "overflow", ""); err == nil {
@@ -274,12 +276,19 @@ func (h *Harness) fail(err error) {
 }
 
 // recordMessage appends a message to the session (fsynced) and emits
-// message_start and message_end. Events carry a display-safe copy.
+// message_start and message_end (with displayCopy).
+//
+// A provider's error text is the one value masked here, because it is data
+// at rest, not wire: providers quote the rejected API key ("Incorrect API
+// key provided: sk-…"), the text is for people (the model never sees an
+// errored turn again), and a session file outlives the process. Tool output
+// and arguments are stored as they are: the model needs them on resume.
 func (h *Harness) recordMessage(ctx context.Context, m llm.Message) error {
 	s := h.Session()
 	if s == nil {
 		return ErrNoSession
 	}
+	m.ErrorMessage = h.redact.Redact(m.ErrorMessage)
 	// A record must not be lost because the run was aborted.
 	ctx = context.WithoutCancel(ctx)
 	safe := h.displayCopy(m)
@@ -301,37 +310,16 @@ func (h *Harness) recordMessage(ctx context.Context, m llm.Message) error {
 	return nil
 }
 
-// displayCopy is the message as the editor may see it: tool output with
-// secrets masked. The model keeps the real value.
+// displayCopy is the message as events carry it: a tool result without
+// its Details (the tool's own structured data, which no display reads).
+// Secrets are not masked here: the wire masks every outgoing message once
+// (rpc's egress), and the model keeps the real value.
 func (h *Harness) displayCopy(m llm.Message) llm.Message {
-	if m.Role == llm.RoleAssistant {
-		// Tool-call arguments are shown as the tool item's args: mask them
-		// as tool_execution_start does.
-		c := m
-		c.Content = make([]llm.ContentBlock, len(m.Content))
-		for i, b := range m.Content {
-			if b.Type == llm.BlockToolCall {
-				if safe := json.RawMessage(h.redact.Redact(string(b.Arguments))); json.Valid(safe) {
-					b.Arguments = safe
-				}
-			}
-			c.Content[i] = b
-		}
-		return c
-	}
 	if m.Role != llm.RoleToolResult && m.Role != llm.RoleBashExecution {
 		return m
 	}
 	c := m
-	c.Content = make([]llm.ContentBlock, len(m.Content))
-	for i, b := range m.Content {
-		if b.Type == llm.BlockText {
-			b.Text = h.redact.Redact(b.Text)
-		}
-		c.Content[i] = b
-	}
-	c.Output = h.redact.Redact(m.Output)
-	if m.ToolName != tools.SubagentToolName { // a subagent's details link its session, nothing secret
+	if m.ToolName != tools.SubagentToolName { // a subagent's details link its session: the display reads them
 		c.Details = nil
 	}
 	return c
@@ -451,11 +439,7 @@ func (h *Harness) executeTools(ctx context.Context, x *host, calls []llm.Content
 		if len(call.Args) == 0 {
 			call.Args = json.RawMessage("{}")
 		}
-		safeArgs := json.RawMessage(h.redact.Redact(string(call.Args)))
-		if !json.Valid(safeArgs) {
-			safeArgs = call.Args
-		}
-		h.emit(Event{Type: EvToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: safeArgs})
+		h.emit(Event{Type: EvToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: call.Args})
 		res, term := h.runOneTool(ctx, x, byName, call)
 		terminate = terminate || term
 		h.recordToolResult(context.Background(), c, res)
@@ -485,9 +469,8 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 		Env:  h.cfg.Env,
 		Host: x,
 		Update: func(partial string) {
-			h.emit(Event{Type: EvToolUpdate, ToolCallID: call.ID, ToolName: call.Name, Output: h.redact.Redact(partial)})
+			h.emit(Event{Type: EvToolUpdate, ToolCallID: call.ID, ToolName: call.Name, Output: partial})
 		},
-		Redact: h.redact,
 	})
 	return h.runToolResultHooks(ctx, call, res)
 }
@@ -546,11 +529,9 @@ func (h *Harness) recordToolResult(ctx context.Context, c llm.ContentBlock, res 
 	}
 	display := res.Display
 	if display == "" {
-		display = h.redact.Redact(m.Text())
-	} else {
-		display = h.redact.Redact(display)
+		display = m.Text()
 	}
-	h.emit(Event{Type: EvToolEnd, ToolCallID: c.ID, ToolName: c.Name, Output: display, IsError: res.IsError, Diff: h.redact.Redact(res.Diff), Path: res.Path})
+	h.emit(Event{Type: EvToolEnd, ToolCallID: c.ID, ToolName: c.Name, Output: display, IsError: res.IsError, Diff: res.Diff, Path: res.Path})
 	if err := h.recordMessage(ctx, m); err != nil {
 		h.fail(fmt.Errorf("record tool result: %w", err))
 	}

@@ -11,9 +11,12 @@ import (
 )
 
 // An assistant message's tool-call arguments reach the editor through
-// message_end (the display's pending tool item) and the display history: a
-// secret in them is masked, while the session and the tool get the real value.
-func TestReviewAssistantToolCallArgsAreMasked(t *testing.T) {
+// message_end (the display's pending tool item) and the display history.
+// The harness knows no wire: its events carry the real value, and rpc's
+// egress masks it on the way out (test/integration's
+// TestNoSecretReachesTheClient asserts the bytes the editor gets). The
+// session and the tool get the real value.
+func TestReviewAssistantToolCallArgsReachTheToolUnchanged(t *testing.T) {
 	f := newFixture(t, []llmtest.Response{
 		{ToolCalls: []llmtest.ToolCall{{ID: "w1", Name: "write", Arguments: `{"path":"cfg.txt","content":"password=` + reviewSecret + `"}`}}},
 		{Match: "w1", Text: "written"},
@@ -23,16 +26,17 @@ func TestReviewAssistantToolCallArgsAreMasked(t *testing.T) {
 	if got := readFileT(t, f.dir+"/cfg.txt"); !strings.Contains(got, reviewSecret) {
 		t.Fatalf("the tool did not get the real value: %q", got)
 	}
+	var start *harness.Event
 	for _, e := range f.rec.all() {
-		if e.Type == harness.EvMessageUpdate && e.DeltaKind == "toolcall" {
-			continue // raw argument deltas: only in opt-in harness/event logs
-		}
-		if b, _ := json.Marshal(e); strings.Contains(string(b), reviewSecret) {
-			t.Fatalf("event %s carries the secret: %s", e.Type, b)
+		if e.Type == harness.EvToolStart {
+			start = &e
 		}
 	}
-	if b, _ := json.Marshal(f.h.DisplayHistory(context.Background())); strings.Contains(string(b), reviewSecret) {
-		t.Fatalf("the display history carries the secret: %s", b)
+	if start == nil || !json.Valid(start.Args) || !strings.Contains(string(start.Args), reviewSecret) {
+		t.Fatalf("tool_execution_start must carry the call's own arguments: %+v", start)
+	}
+	if b, _ := json.Marshal(f.h.DisplayHistory(context.Background())); !strings.Contains(string(b), `"arguments":{"path":"cfg.txt"`) {
+		t.Fatalf("the display history lost the arguments: %s", b)
 	}
 	msgs, err := f.h.Messages(context.Background())
 	if err != nil {

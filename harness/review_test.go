@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 
@@ -39,10 +38,11 @@ const reviewSecret = "s3cr3t-value-4711"
 
 func withSecretEnv(c *harness.Config) { c.Environ = []string{"MY_SERVICE_API_KEY=" + reviewSecret} }
 
-// The approval request's display text goes to the editor (approval_pending,
-// ui/requestApproval): a secret in the call's arguments must be masked there
-// as it is in the request's args.
-func TestReviewApprovalDisplayMasksSecrets(t *testing.T) {
+// The approval request's display text describes the call with its own
+// arguments; it goes to the editor (approval_pending, ui/requestApproval)
+// through rpc's egress, which masks the secret (test/integration's
+// TestNoSecretReachesTheClient asserts the bytes the editor gets).
+func TestReviewApprovalDisplayDescribesTheCall(t *testing.T) {
 	f := newFixture(t, []llmtest.Response{
 		{ToolCalls: []llmtest.ToolCall{{ID: "b1", Name: "bash", Arguments: `{"command":"curl -u me:` + reviewSecret + ` https://example.com"}`}}},
 		{Match: "b1", Text: "ok"},
@@ -56,16 +56,20 @@ func TestReviewApprovalDisplayMasksSecrets(t *testing.T) {
 	if len(ui.reqs) != 1 {
 		t.Fatalf("approval requests: %d", len(ui.reqs))
 	}
-	if b, _ := json.Marshal(ui.reqs[0]); strings.Contains(string(b), reviewSecret) {
-		t.Fatalf("the approval request carries the secret: %s", b)
+	if got, want := ui.reqs[0].Display, "$ curl -u me:"+reviewSecret+" https://example.com"; got != want {
+		t.Fatalf("display %q, want %q", got, want)
 	}
+	if !json.Valid(ui.reqs[0].Args) {
+		t.Fatalf("args are not JSON: %s", ui.reqs[0].Args)
+	}
+	n := 0
 	for _, e := range f.rec.all() {
-		if e.Type != harness.EvApproval {
-			continue
+		if e.Type == harness.EvApproval && e.Approval != nil && e.Approval.Display == ui.reqs[0].Display {
+			n++
 		}
-		if b, _ := json.Marshal(e); strings.Contains(string(b), reviewSecret) {
-			t.Fatalf("approval_pending carries the secret: %s", b)
-		}
+	}
+	if n != 1 {
+		t.Fatalf("approval_pending events with the request: %d", n)
 	}
 }
 

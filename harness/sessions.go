@@ -137,6 +137,10 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	} else {
 		h.recordInitialState(ctx)
 	}
+	h.resetMemory(ctx)
+	if !restore {
+		h.recordMemoryDefault(ctx)
+	}
 	h.emit(Event{Type: EvSession, SessionID: s.ID()})
 	// What restoreState brought back (or kept) from the session.
 	h.emitMode()
@@ -146,6 +150,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	h.emit(Event{Type: EvThinking, Thinking: h.Thinking()})
 	h.emitTasks()
 	h.emit(Event{Type: EvUsage, Tokens: h.tokensPtr()})
+	h.announceMemory()
 }
 
 // currentRef is the current model's "provider/id", when one is set.
@@ -166,9 +171,16 @@ type persistedState struct {
 // back from the current session.
 func (h *Harness) restoreState(ctx context.Context) {
 	s := h.Session()
-	c, err := s.BuildContext(ctx)
+	// Only the settings and the usage totals: the index has them, so a
+	// large session opens without decoding its messages (the model's
+	// context is built at the first prompt).
+	c, err := s.ContextInfo(ctx)
 	if err != nil {
-		h.log.Warn("restore: build context", "err", err)
+		h.log.Warn("restore: context", "err", err)
+	}
+	sum, last, err := s.ContextUsage(ctx)
+	if err != nil {
+		h.log.Warn("restore: usage", "err", err)
 	}
 	if c.Provider != "" && c.ModelID != "" && h.cfg.Models != nil {
 		if m, err := h.cfg.Models.Find(ctx, c.Provider+"/"+c.ModelID); err == nil {
@@ -211,21 +223,9 @@ func (h *Harness) restoreState(ctx context.Context) {
 		}
 	}
 	h.compactions = s.CountOnBranch("compaction")
-	for _, m := range c.Messages {
-		if m.Role != llm.RoleAssistant {
-			continue
-		}
-		// The token counts are those of the context's messages, as pi's
-		// session stats.
-		h.cumulative.Input += m.Usage.Input
-		h.cumulative.Output += m.Usage.Output
-		h.cumulative.CacheRead += m.Usage.CacheRead
-		h.cumulative.CacheWrite += m.Usage.CacheWrite
-		h.cumulative.TotalTokens += m.Usage.TotalTokens
-		if m.StopReason != llm.StopAborted && m.StopReason != llm.StopError {
-			h.lastUsage = m.Usage
-		}
-	}
+	// The token counts are those of the context's messages, as pi's
+	// session stats.
+	h.cumulative, h.lastUsage = sum, last
 	h.mu.Unlock()
 }
 
@@ -379,8 +379,8 @@ func (h *Harness) Messages(ctx context.Context) ([]llm.Message, error) {
 	return c.Messages, nil
 }
 
-// DisplayHistory is the current branch's context as the editor may see it
-// (tool output with secrets masked), for seeding a display.
+// DisplayHistory is the current branch's context as events carry it (see
+// displayCopy), for seeding a display. The wire masks its secrets.
 func (h *Harness) DisplayHistory(ctx context.Context) []llm.Message {
 	msgs, err := h.Messages(ctx)
 	if err != nil {

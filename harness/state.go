@@ -38,9 +38,8 @@ func (h *Harness) State(ctx context.Context) State {
 	}
 	ms := h.ModeState()
 	st.Mode, st.Yolo = ms.Mode, ms.Yolo
-	msgs, _ := h.contextMessages(ctx)
-	st.MessageCount = len(msgs)
-	st.Tokens = h.tokens(ctx, msgs)
+	st.MessageCount = h.messageCount(ctx)
+	st.Tokens = h.tokens(ctx, h.tailMessages(ctx))
 	st.ContextTokens, st.ContextWindow = st.Tokens.ContextTokens, st.Tokens.ContextWindow
 	h.mu.Lock()
 	st.AutoCompaction = h.autoCompact
@@ -66,7 +65,8 @@ func (h *Harness) addUsage(u llm.Usage) {
 	h.emit(Event{Type: EvUsage, Tokens: h.tokensPtr()})
 }
 
-// tokens computes the token accounting for msgs (the current context).
+// tokens computes the token accounting for msgs (the current context, or
+// its tail from the last usage on: see tailMessages).
 func (h *Harness) tokens(ctx context.Context, msgs []llm.Message) Tokens {
 	h.mu.Lock()
 	cum := h.cumulative
@@ -86,8 +86,7 @@ func (h *Harness) tokens(ctx context.Context, msgs []llm.Message) Tokens {
 // tokensPtr is the current accounting for events.
 func (h *Harness) tokensPtr() *Tokens {
 	ctx := context.Background()
-	msgs, _ := h.contextMessages(ctx)
-	t := h.tokens(ctx, msgs)
+	t := h.tokens(ctx, h.tailMessages(ctx))
 	return &t
 }
 

@@ -47,11 +47,7 @@ func (h *Harness) executeConcurrent(ctx context.Context, x *host, byName map[str
 		if len(call.Args) == 0 {
 			call.Args = json.RawMessage("{}")
 		}
-		safeArgs := json.RawMessage(h.redact.Redact(string(call.Args)))
-		if !json.Valid(safeArgs) {
-			safeArgs = call.Args
-		}
-		h.emit(Event{Type: EvToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: safeArgs})
+		h.emit(Event{Type: EvToolStart, ToolCallID: c.ID, ToolName: c.Name, Args: call.Args})
 		// Slots are taken in call order: past the cap, the later calls wait.
 		select {
 		case sem <- struct{}{}:

@@ -89,7 +89,7 @@ func (t *tool) Execute(ctx context.Context, call tools.Call, x tools.Exec) (res 
 		if p := recover(); p != nil {
 			res = errResult(fmt.Sprintf("internal error in %s: %v", t.name, p))
 		}
-		res = tools.Finalize(res, x.Redact)
+		res = tools.Finalize(res)
 	}()
 	cs, state, reason := t.s.current()
 	if cs == nil {

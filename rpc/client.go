@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/pi-lsp/pi-lsp/display"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 type lifecycle int
@@ -176,23 +177,13 @@ func (c *Client) Log(level slog.Level, msg string) {
 	case level >= slog.LevelInfo:
 		typ = 3
 	}
-	_ = c.Notify("window/logMessage", logMessage{Type: typ, Message: msg})
-}
-
-type logMessage struct {
-	Type    int    `json:"type"`
-	Message string `json:"message"`
+	_ = c.Notify("window/logMessage", protocol.LogMessageParams{Type: typ, Message: msg})
 }
 
 // Progress sends $/progress {token, value}; value is the LSP work-done
 // payload ({"kind": "begin"|"report"|"end", …}).
-func (c *Client) Progress(token string, value any) error {
-	return c.Notify("$/progress", progressParams{Token: token, Value: value})
-}
-
-type progressParams struct {
-	Token string `json:"token"`
-	Value any    `json:"value"`
+func (c *Client) Progress(token string, value protocol.WorkProgress) error {
+	return c.Notify("$/progress", protocol.ProgressParams{Token: token, Value: value})
 }
 
 // teardown ends the connection's work: requests are cancelled, pushers

@@ -13,6 +13,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/display/displaytest"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
@@ -232,7 +233,7 @@ func TestLogMessageAndProgress(t *testing.T) {
 		c.Log(-4, "debug detail") // slog.LevelDebug
 		c.Log(0, "info line")     // slog.LevelInfo
 		c.Log(8, "error line")    // slog.LevelError
-		_ = c.Progress("compaction-1", map[string]any{"kind": "begin", "title": "Compacting context", "percentage": 0})
+		_ = c.Progress("compaction-1", protocol.WorkProgress{Kind: "begin", Title: "Compacting context", Percentage: new(int)})
 		return nil, nil
 	})
 	c := serve(t, srv)
@@ -249,7 +250,7 @@ func TestLogMessageAndProgress(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("logMessage = %v, want %v", got, want)
 	}
-	if p := string(c.Notifications("$/progress")[0].Params); p != `{"token":"compaction-1","value":{"kind":"begin","percentage":0,"title":"Compacting context"}}` {
+	if p := string(c.Notifications("$/progress")[0].Params); p != `{"token":"compaction-1","value":{"kind":"begin","title":"Compacting context","percentage":0}}` {
 		t.Fatalf("progress = %s", p)
 	}
 }

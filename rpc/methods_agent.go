@@ -58,7 +58,7 @@ func (a *agent) registerAgent(s *Server) {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"accepted": true, "delivery": d}, nil
+		return protocol.PromptResult{Accepted: true, Delivery: string(d)}, nil
 	}))
 	s.Register("agent/steer", handle(a, func(ctx context.Context, h *harness.Harness, p textParams) (any, error) {
 		if err := p.check(); err != nil {

@@ -5,8 +5,8 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/skills"
-	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 func (a *agent) registerConfig(s *Server) {
@@ -25,7 +25,7 @@ func (a *agent) registerConfig(s *Server) {
 		if m, err := h.Model(ctx); err == nil {
 			cur = m.Ref()
 		}
-		return map[string]any{"current": cur, "models": models}, nil
+		return protocol.ModelListResult{Current: cur, Models: models}, nil
 	}))
 	s.Register("model/set", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Model string `json:"model"`
@@ -34,7 +34,7 @@ func (a *agent) registerConfig(s *Server) {
 			return nil, ErrInvalidParams(`"model" is required (provider/id)`)
 		}
 		ref, err := h.SetModel(ctx, p.Model)
-		return map[string]any{"model": ref}, err
+		return protocol.ModelSetResult{Model: ref}, err
 	}))
 	s.Register("thinking/set", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Level string `json:"level"`
@@ -42,17 +42,11 @@ func (a *agent) registerConfig(s *Server) {
 		if err := h.SetThinking(ctx, llm.ThinkingLevel(p.Level)); err != nil {
 			return nil, err
 		}
-		return map[string]any{"thinkingLevel": p.Level}, nil
+		return protocol.ThinkingSetResult{ThinkingLevel: p.Level}, nil
 	}))
 	s.Register("mode/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		ms := h.ModeState()
-		type modeView struct {
-			ID    string `json:"id"`
-			Name  string `json:"name"`
-			Color string `json:"color"`
-			Model string `json:"model,omitempty"`
-		}
-		var out []modeView
+		var out []protocol.Mode
 		for _, m := range h.Modes() {
 			model := ms.ModeModels[m.ID]
 			if m.ID == ms.Mode {
@@ -61,9 +55,9 @@ func (a *agent) registerConfig(s *Server) {
 			if model == "" {
 				model = m.DefaultModel
 			}
-			out = append(out, modeView{ID: m.ID, Name: m.Name, Color: m.Color, Model: model})
+			out = append(out, protocol.Mode{ID: m.ID, Name: m.Name, Color: m.Color, Model: model})
 		}
-		return map[string]any{"current": ms.Mode, "yolo": ms.Yolo, "modes": out}, nil
+		return protocol.ModeListResult{Current: ms.Mode, Yolo: ms.Yolo, Modes: out}, nil
 	}))
 	s.Register("mode/set", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Mode string `json:"mode"`
@@ -81,7 +75,7 @@ func (a *agent) registerConfig(s *Server) {
 			h.SetYolo(ctx, *p.Yolo)
 		}
 		ms := h.ModeState()
-		return map[string]any{"mode": ms.Mode, "model": ms.Model, "yolo": ms.Yolo}, nil
+		return protocol.ModeSetResult{Mode: ms.Mode, Model: ms.Model, Yolo: ms.Yolo}, nil
 	}))
 	s.Register("compaction/run", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		CustomInstructions string `json:"customInstructions"`
@@ -95,7 +89,7 @@ func (a *agent) registerConfig(s *Server) {
 			return nil, ErrInvalidParams(`"enabled" is required`)
 		}
 		h.SetAutoCompaction(ctx, *p.Enabled)
-		return map[string]any{"enabled": *p.Enabled}, nil
+		return protocol.AutoCompactionResult{Enabled: *p.Enabled}, nil
 	}))
 	s.Register("permissions/get", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		return h.Permissions(), nil
@@ -104,34 +98,22 @@ func (a *agent) registerConfig(s *Server) {
 		return h.SetPermissions(ctx, p)
 	}))
 	s.Register("skills/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		r := h.Skills(ctx)
-		sk, diags := r.Skills, r.Diagnostics
-		if sk == nil {
-			sk = []skills.Skill{}
-		}
-		if diags == nil {
-			diags = []skills.Diagnostic{}
-		}
-		return map[string]any{"skills": sk, "diagnostics": diags}, nil
+		return toSkillsList(h.Skills(ctx)), nil
 	}))
 	s.Register("templates/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		t := h.Skills(ctx).Templates
-		if t == nil {
-			t = []skills.Template{}
-		}
-		return map[string]any{"templates": t}, nil
+		return toTemplatesList(h.Skills(ctx).Templates), nil
 	}))
 	s.Register("commands/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		return map[string]any{"commands": h.Commands(ctx)}, nil
+		var cs []skills.Command
+		for _, c := range h.Commands(ctx) { // templates, skills, prompts of ready MCP servers
+			cs = append(cs, skills.Command{Name: c.Name, Description: c.Description, Kind: c.Kind, Source: c.Source, Path: c.Path, ArgumentHint: c.ArgumentHint})
+		}
+		return toCommandsList(cs), nil
 	}))
 	s.Register("agents/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		return agentsList(h.Agents(ctx)), nil
 	}))
 	s.Register("tasks/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		t := h.Tasks()
-		if t == nil {
-			t = []tools.Task{}
-		}
-		return map[string]any{"tasks": t}, nil
+		return protocol.TasksListResult{Tasks: toTasks(h.Tasks())}, nil
 	}))
 }

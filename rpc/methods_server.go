@@ -12,20 +12,14 @@ import (
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
-// ModelEntry is one model of model/list.
-type ModelEntry struct {
-	Provider      string `json:"provider"`
-	ID            string `json:"id"`
-	Name          string `json:"name"`
-	ContextWindow int    `json:"contextWindow"`
-	MaxTokens     int    `json:"maxTokens"`
-	Reasoning     bool   `json:"reasoning"`
-	Authenticated bool   `json:"authenticated"`
-}
+// ModelEntry is one model of model/list (the wire type itself: the
+// registry's view is converted by the caller of AgentOptions.Models).
+type ModelEntry = protocol.Model
 
 // AgentOptions wire a harness behind the protocol.
 type AgentOptions struct {
@@ -41,13 +35,24 @@ type AgentOptions struct {
 	SessionsRoot string
 	// DisplayClock is the display schedulers' clock (tests); nil = wall clock.
 	DisplayClock display.Clock
+	// Masker masks secrets in every outgoing message (nil: the process
+	// environment's secrets).
+	Masker Masker
 }
 
-// agent is the state shared by the method handlers of one server: the
-// harness (built at initialize) and what feeds its events to the display.
+// agent is the state shared by the method handlers of one server: its
+// options and, per connection, the attachment initialize made. One server
+// may serve several connections (Serve once per connection); each has its
+// own harness, and closing one never touches another's.
 type agent struct {
-	opts   AgentOptions
-	mu     sync.Mutex
+	opts  AgentOptions
+	mu    sync.Mutex
+	conns map[*Client]*attachment
+}
+
+// attachment is what one connection's initialize set up: the harness and
+// what feeds its events to the connection's display and progress.
+type attachment struct {
 	h      *harness.Harness
 	unsub  func()
 	cancel context.CancelFunc
@@ -56,43 +61,46 @@ type agent struct {
 // NewAgentServer returns a Server serving every method of docs/protocol.md
 // over a harness that it builds at initialize.
 func NewAgentServer(o AgentOptions) *Server {
-	a := &agent{opts: o}
+	a := &agent{opts: o, conns: map[*Client]*attachment{}}
 	s := NewServer(Options{
-		Name: o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
+		Masker: o.Masker,
+		Name:   o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
 		OnInitialize: a.initialize,
 		OnShutdown: func(ctx context.Context, c *Client) error {
-			if h := a.harness(); h != nil {
+			if h := a.harness(c); h != nil {
 				h.Abort()
 			}
 			return nil
 		},
-		OnDisconnect: func(c *Client) { a.close() },
+		OnDisconnect: a.close,
 	})
 	a.register(s)
 	return s
 }
 
-func (a *agent) harness() *harness.Harness {
+// harness returns c's harness (nil before initialize).
+func (a *agent) harness(c *Client) *harness.Harness {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.h
+	if at := a.conns[c]; at != nil {
+		return at.h
+	}
+	return nil
 }
 
-func (a *agent) close() {
+// close ends c's attachment: its event feed and its harness.
+func (a *agent) close(c *Client) {
 	a.mu.Lock()
-	h, unsub, cancel := a.h, a.unsub, a.cancel
-	a.h, a.unsub, a.cancel = nil, nil, nil
+	at := a.conns[c]
+	delete(a.conns, c)
 	a.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if at == nil {
+		return
 	}
-	if unsub != nil {
-		unsub()
-	}
-	if h != nil {
-		if err := h.Close(); err != nil && a.opts.Logger != nil {
-			a.opts.Logger.Warn("closing harness", "err", err)
-		}
+	at.cancel()
+	at.unsub()
+	if err := at.h.Close(); err != nil && a.opts.Logger != nil {
+		a.opts.Logger.Warn("closing harness", "err", err)
 	}
 }
 
@@ -104,10 +112,8 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	var buffers env.BufferReader
 	if p.Capabilities.FS.ReadTextFile {
 		buffers = func(ctx context.Context, path string) (string, bool, error) {
-			var resp *struct {
-				Text string `json:"text"`
-			}
-			if err := c.Call(ctx, "fs/readTextFile", map[string]string{"path": path}, &resp); err != nil {
+			var resp *protocol.ReadTextFileResult
+			if err := c.Call(ctx, "fs/readTextFile", protocol.ReadTextFileParams{Path: path}, &resp); err != nil {
 				return "", false, err
 			}
 			if resp == nil {
@@ -147,22 +153,27 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	unsub := h.Subscribe(func(ev harness.Event) {
 		switch ev.Type {
 		case harness.EvSession:
-			history := display.ItemsFromMessages(h.DisplayHistory(context.Background()))
-			if cur := r.State(); len(history) == 0 && cur.Session.ID == "" && len(cur.Items) == 0 {
+			items, older := displayPage(context.Background(), h)
+			if cur := r.State(); len(items) == 0 && older == nil && cur.Session.ID == "" && len(cur.Items) == 0 {
 				// The first prompt created the session: nothing to replace,
 				// so an op is enough (no full state on the wire).
 				r.SetSession(sessionInfo(h))
 				return
 			}
-			r.Reset(sessionInfo(h), history)
+			r.ResetPage(sessionInfo(h), items, older)
 			return
-		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills:
+		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills, harness.EvMemory:
 			prog.add(ev)
 		}
 		r.Apply(ev)
+		if ev.Type == harness.EvAgentEnd && r.ItemCount() > 2*display.DefaultItems {
+			// The state stays bounded on long runs: once it holds twice
+			// the bound, it is seeded again with the newest page.
+			seedDisplay(context.Background(), r, h)
+		}
 	})
 	a.mu.Lock()
-	a.h, a.unsub, a.cancel = h, unsub, cancel
+	a.conns[c] = &attachment{h: h, unsub: unsub, cancel: cancel}
 	a.mu.Unlock()
 	h.SetUI(clientUI{c})
 	if p.ProcessID > 0 {
@@ -178,7 +189,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	}
 
 	// Seed the display with the state the session step left.
-	r.Reset(sessionInfo(h), display.ItemsFromMessages(h.DisplayHistory(ctx)))
+	seedDisplay(ctx, r, h)
 	ms := h.ModeState()
 	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode, Yolo: ms.Yolo})
 	if m, err := h.Model(ctx); err == nil {
@@ -187,6 +198,9 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	r.Apply(harness.Event{Type: harness.EvThinking, Thinking: h.Thinking()})
 	st := h.State(ctx)
 	r.Apply(harness.Event{Type: harness.EvUsage, Tokens: &st.Tokens})
+	if mv, err := h.MemoryShow(ctx); err == nil && mv.Settings.Observational() {
+		r.Apply(harness.Event{Type: harness.EvMemory, Memory: &mv.Status})
+	}
 	c.AttachDisplay(r)
 	c.AttachEvents(h)
 	logMCPDiagnostics(c, h)
@@ -233,17 +247,19 @@ func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
 					if ev.Reason == "branch_summary" {
 						title = "Summarizing branch"
 					}
-					_ = c.Progress(token, map[string]any{"kind": "begin", "title": title, "message": ev.Reason, "percentage": 0})
+					_ = c.Progress(token, protocol.WorkProgress{Kind: "begin", Title: title, Message: ev.Reason, Percentage: new(int)})
 				case harness.EvCompactionUpdate:
-					_ = c.Progress(token, map[string]any{"kind": "report", "message": ev.Summary})
+					_ = c.Progress(token, protocol.WorkProgress{Kind: "report", Message: ev.Summary})
 				case harness.EvCompactionEnd:
 					msg := "done"
 					if ev.Error != "" {
 						msg = "failed: " + ev.Error
 					}
-					_ = c.Progress(token, map[string]any{"kind": "end", "message": msg})
+					_ = c.Progress(token, protocol.WorkProgress{Kind: "end", Message: msg})
 				case harness.EvSkills:
 					_ = c.Notify("skills/changed", struct{}{})
+				case harness.EvMemory:
+					memoryProgress(c, ev)
 				}
 			}
 		}
@@ -273,10 +289,9 @@ func (u clientUI) call(ctx context.Context, method string, params, result any) e
 }
 
 func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalRequest) (harness.Decision, error) {
-	var resp struct {
-		Decision string `json:"decision"`
-	}
-	if err := u.call(ctx, "ui/requestApproval", req, &resp); err != nil {
+	var resp protocol.ApprovalResult
+	params := toApprovalParams(req)
+	if err := u.call(ctx, "ui/requestApproval", params, &resp); err != nil {
 		if errors.Is(err, tools.ErrNoUI) {
 			return "", err
 		}
@@ -286,9 +301,15 @@ func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalReque
 		// A reply we cannot read declines the call.
 		return harness.DecisionDecline, nil
 	}
-	switch d := harness.Decision(resp.Decision); d {
-	case harness.DecisionApprove, harness.DecisionDecline, harness.DecisionAlwaysAllowTool, harness.DecisionAlwaysAllowCategory:
-		return d, nil
+	switch resp.Decision {
+	case protocol.DecisionApprove:
+		return harness.DecisionApprove, nil
+	case protocol.DecisionDecline:
+		return harness.DecisionDecline, nil
+	case protocol.DecisionAlwaysAllowTool:
+		return harness.DecisionAlwaysAllowTool, nil
+	case protocol.DecisionAlwaysAllowCategory:
+		return harness.DecisionAlwaysAllowCategory, nil
 	default:
 		u.c.Log(slog.LevelWarn, fmt.Sprintf("ui/requestApproval: unknown decision %q: the call is declined", resp.Decision))
 		return harness.DecisionDecline, nil
@@ -296,12 +317,9 @@ func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalReque
 }
 
 func (u clientUI) AskQuestion(ctx context.Context, q tools.Question) (string, error) {
-	var resp struct {
-		Answer    *string  `json:"answer"`
-		Answers   []string `json:"answers"`
-		Cancelled bool     `json:"cancelled"`
-	}
-	if err := u.call(ctx, "ui/askQuestion", q, &resp); err != nil {
+	var resp protocol.QuestionResult
+	params := protocol.QuestionParams{ID: q.ID, Question: q.Question, Options: q.Options, SelectionMode: q.SelectionMode}
+	if err := u.call(ctx, "ui/askQuestion", params, &resp); err != nil {
 		return "", fmt.Errorf("ui/askQuestion: %w", err)
 	}
 	switch {
@@ -316,11 +334,8 @@ func (u clientUI) AskQuestion(ctx context.Context, q tools.Question) (string, er
 }
 
 func (u clientUI) ApprovePlan(ctx context.Context, p tools.Plan) (tools.PlanVerdict, error) {
-	var resp struct {
-		Approved *bool  `json:"approved"`
-		Feedback string `json:"feedback"`
-	}
-	if err := u.call(ctx, "ui/approvePlan", p, &resp); err != nil {
+	var resp protocol.PlanResult
+	if err := u.call(ctx, "ui/approvePlan", protocol.PlanParams{ID: p.ID, Title: p.Title, Plan: p.Plan}, &resp); err != nil {
 		return tools.PlanVerdict{}, fmt.Errorf("ui/approvePlan: %w", err)
 	}
 	if resp.Approved == nil {
@@ -374,8 +389,8 @@ func mapErr(err error) error {
 }
 
 // need returns the harness or the not-initialized error.
-func (a *agent) need() (*harness.Harness, error) {
-	h := a.harness()
+func (a *agent) need(c *Client) (*harness.Harness, error) {
+	h := a.harness(c)
 	if h == nil {
 		return nil, &Error{Code: CodeServerNotInitialized, Message: "server not initialized"}
 	}

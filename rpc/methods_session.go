@@ -9,6 +9,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/session"
 )
 
@@ -16,7 +17,7 @@ import (
 // (-32602 on a mismatch) and errors are mapped to protocol errors.
 func handle[P any](a *agent, fn func(ctx context.Context, h *harness.Harness, p P) (any, error)) HandlerFunc {
 	return func(ctx context.Context, c *Client, raw json.RawMessage) (any, error) {
-		h, err := a.need()
+		h, err := a.need(c)
 		if err != nil {
 			return nil, err
 		}
@@ -77,10 +78,7 @@ func (a *agent) register(s *Server) {
 		default:
 			list, err = session.List(ctx, a.opts.SessionsRoot, cwd)
 		}
-		if list == nil {
-			list = []session.Info{}
-		}
-		return map[string]any{"sessions": list}, err
+		return protocol.SessionListResult{Sessions: toSessions(list)}, err
 	}))
 	s.Register("session/fork", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		EntryID string `json:"entryId"`
@@ -95,17 +93,6 @@ func (a *agent) register(s *Server) {
 	s.Register("session/clone", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		info, err := h.Clone(ctx)
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
-	}))
-	s.Register("session/tree", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		sess := h.Session()
-		if sess == nil {
-			return map[string]any{"leafId": "", "roots": []any{}}, nil
-		}
-		roots, err := sess.Tree(ctx)
-		if roots == nil {
-			roots = []*session.TreeNode{}
-		}
-		return map[string]any{"leafId": sess.LeafID(), "roots": roots}, err
 	}))
 	s.Register("session/entries", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		IDs    []string `json:"ids"`
@@ -153,13 +140,15 @@ func (a *agent) register(s *Server) {
 	a.registerAgent(s)
 	a.registerConfig(s)
 	a.registerMCP(s)
+	a.registerHistory(s)
+	a.registerMemory(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {
 	sess := h.Session()
 	out := []json.RawMessage{}
 	if sess == nil {
-		return map[string]any{"entries": out}, nil
+		return protocol.EntriesResult{Entries: out}, nil
 	}
 	if len(ids) > 0 {
 		for _, id := range ids {
@@ -169,7 +158,7 @@ func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, e
 			}
 			out = append(out, e.Raw)
 		}
-		return map[string]any{"entries": out}, nil
+		return protocol.EntriesResult{Entries: out}, nil
 	}
 	branch, err := sess.Branch("")
 	if err != nil {
@@ -196,7 +185,7 @@ func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, e
 		}
 		out = append(out, e.Raw)
 	}
-	return map[string]any{"entries": out}, nil
+	return protocol.EntriesResult{Entries: out}, nil
 }
 
 func export(ctx context.Context, h *harness.Harness, format string) (any, error) {
@@ -210,7 +199,7 @@ func export(ctx context.Context, h *harness.Harness, format string) (any, error)
 		if err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
-		return map[string]any{"text": string(data)}, nil
+		return protocol.ExportResult{Text: string(data)}, nil
 	case "", "markdown":
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Session %s\n\n", sess.ID())
@@ -231,7 +220,7 @@ func export(ctx context.Context, h *harness.Harness, format string) (any, error)
 				fmt.Fprintf(&b, "```\n$ %s\n%s\n```\n\n", m.Command, m.Output)
 			}
 		}
-		return map[string]any{"text": b.String()}, nil
+		return protocol.ExportResult{Text: b.String()}, nil
 	default:
 		return nil, ErrInvalidParams(`"format" must be "markdown" or "jsonl"`)
 	}

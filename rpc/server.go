@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/pi-lsp/pi-lsp/display"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // HandlerFunc serves one method. params is the raw params (nil when absent);
@@ -43,6 +44,10 @@ type Options struct {
 	// DisplayClock is the clock of the display schedulers (tests); nil is
 	// the wall clock.
 	DisplayClock display.Clock
+
+	// Masker masks secrets in every outgoing message (see egress); nil
+	// masks what tools.NewRedactor finds in the process's environment.
+	Masker Masker
 }
 
 // Server is the method table and options shared by every connection.
@@ -67,6 +72,9 @@ func NewServer(opts Options) *Server {
 	s := &Server{opts: opts, log: opts.Logger, handlers: map[string]HandlerFunc{}}
 	if s.log == nil {
 		s.log = slog.Default()
+	}
+	if s.opts.Masker == nil {
+		s.opts.Masker = tools.NewRedactor(os.Environ())
 	}
 	if s.opts.MaxFrame <= 0 {
 		s.opts.MaxFrame = DefaultMaxFrame
@@ -119,7 +127,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c := newClient(s, cctx, cancel)
-	st := newStream(r, w, s.opts.MaxFrame, func(code int, msg string) {
+	st := newStream(r, w, s.opts.MaxFrame, s.opts.Masker, s.log, func(code int, msg string) {
 		c.Log(slog.LevelWarn, fmt.Sprintf("bad message from the client (%d): %s", code, msg))
 	})
 	conn := jsonrpc2.NewConn(st, jsonrpc2.WithCodec(jsonCodec{}))

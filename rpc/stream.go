@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"strconv"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -14,14 +16,17 @@ import (
 
 // stream is the jsonrpc2.Stream of one connection. Reads go through our
 // frameReader and request decoder, which answer bad input themselves and
-// read on; writes go through jsonrpc2's header stream, whose lock makes it
-// the one serialized writer of the connection.
+// read on; writes go through egress (the secret mask) and are framed under
+// one lock, so the stream is the one serialized writer of the connection.
 type stream struct {
 	in     *frameReader
-	out    jsonrpc2.Stream
+	mask   Masker
+	wmu    sync.Mutex // one frame at a time
+	wbuf   []byte     // header and body of the frame being written, under wmu
 	r      io.Reader
 	w      io.Writer
 	onBad  func(code int, msg string)
+	log    *slog.Logger
 	ended  chan struct{} // closed when input ends (EOF or read error)
 	endErr error
 	broken chan struct{} // closed when a write fails
@@ -31,13 +36,14 @@ type stream struct {
 	closed bool
 }
 
-func newStream(r io.Reader, w io.Writer, maxFrame int, onBad func(code int, msg string)) *stream {
+func newStream(r io.Reader, w io.Writer, maxFrame int, mask Masker, log *slog.Logger, onBad func(code int, msg string)) *stream {
 	return &stream{
 		in:     newFrameReader(r, maxFrame),
-		out:    jsonrpc2.NewHeaderStream(writeOnly{w}),
+		mask:   mask,
 		r:      r,
 		w:      w,
 		onBad:  onBad,
+		log:    log,
 		ended:  make(chan struct{}),
 		broken: make(chan struct{}),
 	}
@@ -83,13 +89,34 @@ func (s *stream) end(err error) {
 	})
 }
 
-// Write frames msg; a failed write marks the stream broken.
+// Write masks msg (egress) and frames it with an LSP header in one write;
+// a failed write marks the stream broken. A message egress refuses is not
+// written and does not break the stream.
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	n, err := s.out.Write(ctx, msg)
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	body, err := egress(s.mask, msg)
+	if err != nil {
+		// Not sent. An error here would make the connection treat its
+		// writer as broken, so the message is dropped and logged instead.
+		s.log.Error("outgoing message dropped", "err", err)
+		return 0, nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.wbuf = append(s.wbuf[:0], "Content-Length: "...)
+	s.wbuf = strconv.AppendInt(s.wbuf, int64(len(body)), 10)
+	s.wbuf = append(s.wbuf, "\r\n\r\n"...)
+	s.wbuf = append(s.wbuf, body...)
+	n, err := s.w.Write(s.wbuf)
+	if len(s.wbuf) > 1<<20 {
+		s.wbuf = nil // do not keep a large frame's buffer
+	}
 	if err != nil && ctx.Err() == nil {
 		s.bonce.Do(func() { close(s.broken) })
 	}
-	return n, err
+	return int64(n), err
 }
 
 // Close closes the reader and the writer when they can be closed.
@@ -109,13 +136,6 @@ func (s *stream) Close() error {
 	}
 	return errors.Join(errs...)
 }
-
-// writeOnly adapts a writer for jsonrpc2.NewHeaderStream, used for writing only.
-type writeOnly struct{ w io.Writer }
-
-func (o writeOnly) Read([]byte) (int, error)    { return 0, io.EOF }
-func (o writeOnly) Write(p []byte) (int, error) { return o.w.Write(p) }
-func (o writeOnly) Close() error                { return nil }
 
 // decodeError is a frame body that is not a usable JSON-RPC message.
 type decodeError struct {

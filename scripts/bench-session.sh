@@ -3,7 +3,10 @@
 #   pi-lsp:  pi-lsp sessions show FILE
 #   pi:      pi --mode rpc --session FILE, one get_state on stdin (if pi is
 #            installed: npm ci --prefix test/pi, or set PI=/path/to/pi)
-# and the time to list 100 sessions of 10 MB each.
+# the editor's path over the real wire on a 133 MB / ~140k-entry chain of short turns
+# (scripts/benchopen: session/open answered and the first display/state frame, the server's
+# peak RSS, display/snapshot and the first session/tree page), side by side with pi's open of
+# the same file, and the time to list 100 sessions of 10 MB each.
 #
 # Usage: scripts/bench-session.sh        (MB=133 RUNS=3 by default)
 set -euo pipefail
@@ -19,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/cwd"
 
 go build -o "$work/pi-lsp" ./cmd/pi-lsp
-go run ./session/internal/sessiongen/gensession -o "$work/big.jsonl" -mb "$MB" -cwd "$work/cwd"
+go run ./internal/sessiongen/gensession -o "$work/big.jsonl" -mb "$MB" -cwd "$work/cwd"
 cat "$work/big.jsonl" >/dev/null # warm the page cache for both
 
 # best RUNS: runs a command RUNS times and prints the best "wall user sys maxrss_kb".
@@ -58,9 +61,28 @@ EOF
   grep -q '"command":"get_state","success":true' "$work/pi.out" || { echo "pi get_state failed" >&2; head -c 2000 "$work/pi.out" >&2; exit 1; }
 fi
 
+# The editor's path: a chain of short turns, no compaction (the model's context is the whole
+# branch), opened over stdio.
+go run ./internal/sessiongen/gensession -o "$work/chain.jsonl" -mb "$MB" -cwd "$work/cwd" -short-turns -compact-every 0 -branch-every 0 >"$work/chain.stats"
+cat "$work/chain.jsonl" >/dev/null
+go build -o "$work/benchopen" ./scripts/benchopen
+wire_best=""
+for _ in $(seq "$RUNS"); do
+  l=$("$work/benchopen" -line -bin "$work/pi-lsp" -session "$work/chain.jsonl")
+  if [ -z "$wire_best" ] || awk -v a="${l%% *}" -v b="${wire_best%% *}" 'BEGIN{exit !(a<b)}'; then wire_best="$l"; fi
+done
+if [ "$have_pi" = 1 ]; then
+  run_pi_chain() {
+    (cd "$work/cwd" && echo '{"id":"1","type":"get_state"}' |
+      HOME="$work/home" PI_OFFLINE=1 /usr/bin/time -f '%e %U %S %M' -o "$work/t" "$pi_abs" --mode rpc --session "$work/chain.jsonl" >"$work/pi.out")
+  }
+  best "$work/pichain" run_pi_chain
+  grep -q '"command":"get_state","success":true' "$work/pi.out" || { echo "pi get_state (chain) failed" >&2; head -c 2000 "$work/pi.out" >&2; exit 1; }
+fi
+
 # Listing: 100 sessions of 10 MB in one cwd directory.
 root="$work/sessions"
-go run ./session/internal/sessiongen/gensession -o "$work/ten.jsonl" -mb 10 -cwd "$work/cwd" >/dev/null
+go run ./internal/sessiongen/gensession -o "$work/ten.jsonl" -mb 10 -cwd "$work/cwd" >/dev/null
 enc=$(printf '%s' "$work/cwd" | sed -e 's#^[/\\]##' -e 's#[/\\:]#-#g')
 mkdir -p "$root/--$enc--"
 for i in $(seq -w 1 100); do cp "$work/ten.jsonl" "$root/--$enc--/2025-01-01T00-00-00-${i}0Z_bench-$i.jsonl"; done
@@ -88,6 +110,17 @@ else
   echo "(pi not installed at $PI: run npm ci --prefix test/pi for the side-by-side figure)"
 fi
 grep -E '^(entries|contextMessages|branchEntries):' "$work/ours.out" | tr -s ' ' | paste -sd' ' -
+echo
+read -r fms oms rss snap tms tbytes <<<"$wire_best"
+echo "== the editor's path: $(cut -d: -f2- "$work/chain.stats") (best of $RUNS) =="
+printf 'pi-lsp session/open answered:            %8.1f ms\n' "$oms"
+printf 'pi-lsp first display/state frame:        %8.1f ms   peak RSS %.1f MB\n' "$fms" "$rss"
+printf 'display/snapshot: %d bytes; first session/tree page: %.1f ms, %d bytes\n' "$snap" "$tms" "$tbytes"
+if [ "$have_pi" = 1 ]; then
+  read -r qw qu qs qm <<<"$(cat "$work/pichain")"
+  printf 'pi --mode rpc --session + get_state:     %8.1f ms   peak RSS %.1f MB\n' "$(awk -v w="$qw" 'BEGIN{print w*1000}')" "$(awk -v m="$qm" 'BEGIN{print m/1024}')"
+  awk -v f="$fms" -v w="$qw" -v r="$rss" -v m="$qm" 'BEGIN{ printf "pi-lsp is %.0fx faster to the first frame, at 1/%.0f of the peak memory\n", w*1000/f, m/1024/r }'
+fi
 echo
 echo "== list 100 sessions of 10 MB =="
 printf 'pi-lsp sessions list: %.2f s wall, %.2f s cpu, %.1f MB peak RSS\n' "$lw" "$(awk -v u="$lu" -v s="$ls" 'BEGIN{print u+s}')" "$(awk -v m="$lm" 'BEGIN{print m/1024}')"

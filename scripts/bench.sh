@@ -4,6 +4,7 @@
 #   scripts/bench-startup.sh  cold start → first response and peak RSS (vs codex app-server, pi)
 #   scripts/bench-session.sh  opening a large session (vs pi), when present
 #   scripts/bench-compaction.sh  compactions per turn on a 40k window (vs pi), harness time per turn
+#   scripts/bench-memory.sh   observational memory: prompt-cache economy and helper calls (vs compaction, pi)
 # Comparisons whose target (pi 0.73.1, codex 0.169.0) is not installed are
 # skipped with a message. BENCH_INSTALL=1 installs them first (npm, under
 # /tmp/pi-lsp-bench-tools). Results and how to read them: docs/benchmarks.md.
@@ -37,5 +38,9 @@ fi
 if [ -x scripts/bench-compaction.sh ]; then
   echo "== compaction: 150 tool-heavy turns on a 40k window (vs pi)"
   scripts/bench-compaction.sh || { echo "bench: bench-compaction.sh failed" >&2; status=1; }
+fi
+if [ -x scripts/bench-memory.sh ]; then
+  echo "== memory: observational memory vs compaction vs pi, 150 turns on a 40k window"
+  scripts/bench-memory.sh || { echo "bench: bench-memory.sh failed" >&2; status=1; }
 fi
 exit $status

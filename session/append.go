@@ -158,6 +158,12 @@ func (s *Session) writeLine(li lineInfo, line []byte) error {
 	s.size += int64(n)
 	s.needNL = false
 	i := int32(len(s.idx.recs))
+	if li.typ == TypeMessage && li.role == "assistant" && li.usage == nil {
+		// The index keeps an answer's usage (see usageRec).
+		if full, err := scanLine(line); err == nil {
+			li.usage, li.stopReason = full.usage, full.stopReason
+		}
+	}
 	s.idx.add(li, line, off)
 	s.idx.link(i)
 	if err := s.f.Sync(); err != nil {

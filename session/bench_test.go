@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pi-lsp/pi-lsp/internal/sessiongen"
 	"github.com/pi-lsp/pi-lsp/llm"
-	"github.com/pi-lsp/pi-lsp/session/internal/sessiongen"
 )
 
 // benchFile writes a generated session of about mb megabytes.

@@ -30,6 +30,7 @@ type ContextInfo struct {
 type plan struct {
 	compaction int32   // none if no compaction on the branch
 	emit       []int32 // entries that may give a message, in order
+	kept       int     // emit[:kept] were kept from before the compaction
 	model      int32   // the last model_change or assistant message, none if none
 	thinking   int32   // the last thinking_level_change, none if none
 }
@@ -70,6 +71,7 @@ func (s *Session) planContext() (plan, error) {
 			p.emit = append(p.emit, i)
 		}
 	}
+	p.kept = len(p.emit)
 	p.emit = append(p.emit, path[ci+1:]...)
 	return p, nil
 }

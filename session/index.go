@@ -71,7 +71,7 @@ type rec struct {
 	sibling int32 // next sibling, none if last
 	kind    kind
 	role    uint8
-	aux     int32 // custom/custom_message: customType; unknown kind: type name (both in strs)
+	aux     int32 // custom/custom_message: customType; unknown kind: type name (both in strs); assistant message: 1 + its index in usage, 0 if none
 }
 
 type labelVal struct{ label, ts string }
@@ -87,6 +87,7 @@ type index struct {
 	leaf    int32            // current leaf, none = before the first entry
 	pending map[int32]string // parent ids not yet seen while scanning
 	linear  bool             // v1 file: ids and parents are synthesised
+	usage   []usageRec       // assistant messages' recorded usage (see rec.aux)
 }
 
 func newIndex(linear bool) index {
@@ -125,6 +126,10 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 	}
 	if r.kind != kMessage {
 		r.role = 0
+	}
+	if r.kind == kMessage && r.role == roleAssistant {
+		x.usage = append(x.usage, parseUsage(li.usage, li.stopReason))
+		r.aux = int32(len(x.usage))
 	}
 	if x.linear {
 		// pi's migrateV1ToV2: every entry gets an id, parented on the one before.

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/internal/pitest"
+	"github.com/pi-lsp/pi-lsp/internal/sessiongen"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/llm/llmtest"
 	"github.com/pi-lsp/pi-lsp/session"
-	"github.com/pi-lsp/pi-lsp/session/internal/sessiongen"
 )
 
 // Interoperability with the real pi 0.73.1 (see internal/pitest).

@@ -130,6 +130,13 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 		h.Version = max(h.Version, CurrentVersion)
 		s.header = h
 		s.idx = newIndex(s.fileVersion < 2)
+		if st, err := s.f.Stat(); err == nil && st.Size() > 1<<20 {
+			// Entries average about 1 KB: size the index once instead of
+			// growing it through a large file.
+			hint := int(st.Size() / 1000)
+			s.idx.recs = make([]rec, 0, hint)
+			s.idx.byID = make(map[string]int32, hint)
+		}
 		return nil
 	}
 	li, err := scanLine(body)

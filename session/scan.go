@@ -320,6 +320,32 @@ func stringValue(v []byte) (s string, ok bool) {
 	return s, true
 }
 
+// knownString is stringValue without an allocation for the entry types,
+// roles and stop reasons every line repeats (indexing a large file
+// allocates per line otherwise).
+func knownString(v []byte) string {
+	if len(v) >= 2 && v[0] == '"' {
+		switch string(v[1 : len(v)-1]) {
+		case "message":
+			return "message"
+		case "user":
+			return "user"
+		case "assistant":
+			return "assistant"
+		case "toolResult":
+			return "toolResult"
+		case "stop":
+			return "stop"
+		case "toolUse":
+			return "toolUse"
+		case "custom":
+			return "custom"
+		}
+	}
+	s, _ := stringValue(v)
+	return s
+}
+
 // lineInfo is what indexing needs from one entry line.
 type lineInfo struct {
 	typ        string
@@ -330,6 +356,8 @@ type lineInfo struct {
 	hasParent  bool
 	role       string
 	customType string
+	usage      []byte // a message's raw "usage" object, nil if none
+	stopReason string // a message's stopReason
 }
 
 // scanLine checks the structure of one JSON line and extracts the fields the
@@ -345,9 +373,15 @@ func scanLine(line []byte) (li lineInfo, err error) {
 		switch {
 		case m.keyIs("message") && m.start < len(line) && line[m.start] == '{':
 			li.role = ""
+			li.usage, li.stopReason = nil, ""
 			m.end, err = walkObject(line, m.start, func(mm member) {
-				if mm.keyIs("role") {
-					li.role, _ = stringValue(line[mm.start:mm.end])
+				switch {
+				case mm.keyIs("role"):
+					li.role = knownString(line[mm.start:mm.end])
+				case mm.keyIs("usage"):
+					li.usage = line[mm.start:mm.end]
+				case mm.keyIs("stopReason"):
+					li.stopReason = knownString(line[mm.start:mm.end])
 				}
 			})
 		default:
@@ -359,7 +393,7 @@ func scanLine(line []byte) (li lineInfo, err error) {
 		v := line[m.start:m.end]
 		switch {
 		case m.keyIs("type"):
-			li.typ, _ = stringValue(v)
+			li.typ = knownString(v)
 		case m.keyIs("id"):
 			li.id, li.hasID = stringValue(v)
 		case m.keyIs("parentId"):

@@ -123,7 +123,7 @@ func runBash(ctx context.Context, call Call, x Exec) Result {
 	return withDetails(textResult(text), d)
 }
 
-// startUpdates sends x.Update the latest partial output, redacted, at most
+// startUpdates sends x.Update the latest partial output at most
 // every updateEvery while the command runs. The returned stop waits for the
 // sender to finish, so Update is never called after it returns.
 func startUpdates(x Exec, next func() (string, bool)) (stop func()) {
@@ -142,7 +142,7 @@ func startUpdates(x Exec, next func() (string, bool)) (stop func()) {
 				return
 			case <-t.C:
 				if text, ok := next(); ok {
-					x.Update(x.Redact.Redact(text))
+					x.Update(text)
 				}
 			}
 		}

@@ -110,3 +110,34 @@ func BenchmarkOutputTail(b *testing.B) {
 		os.Remove(o.path)
 	}
 }
+
+// BenchmarkRedactJSON is the wire's egress step on a display frame (a few
+// streamed ops) and on a 1 MB session/export, with 30 secret env values.
+func BenchmarkRedactJSON(b *testing.B) {
+	var environ []string
+	for i := 0; i < 30; i++ {
+		environ = append(environ, "SERVICE_"+itoa(i)+"_API_KEY=secret-value-"+itoa(i)+"-abcdef")
+	}
+	r := NewRedactor(environ)
+	frame := []byte(`{"jsonrpc":"2.0","method":"display/state","params":{"version":42,"ops":[["a",["items",7,"text"],"Here is the change to main.go: the loop now checks ctx.Err() before "],["a",["items",8,"output"],"ok  \tgithub.com/pi-lsp/pi-lsp/rpc\t0.129s\n"],["s",["status"],"streaming"]]}}`)
+	var line strings.Builder
+	line.WriteString(`{"type":"message","id":"a1b2c3d4","message":{"role":"toolResult","content":[{"type":"text","text":"`)
+	for line.Len() < 900 {
+		line.WriteString(`func main() { fmt.Println(\"hello\") }\n`)
+	}
+	line.WriteString(`"}]}}` + "\n")
+	export, _ := json.Marshal(map[string]string{"text": strings.Repeat(line.String(), 1<<20/line.Len())})
+	for _, bc := range []struct {
+		name string
+		doc  []byte
+	}{{"frame", frame}, {"export-1MB", export}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.doc)))
+			for b.Loop() {
+				if _, err := r.RedactJSON(bc.doc, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@
 // harness implements and the model never sees. Without a Host (headless runs,
 // clients without the capability) every tool still works and falls back to
 // plain text. Tool failures are Results with IsError set, never Go errors or
-// panics. Result.Display is the editor's copy of a result, with secrets masked
-// by a Redactor; the model's Content keeps the real values.
+// panics. Result.Display is the editor's copy of a result; the model's Content
+// keeps the real values. Redactor says what a secret is; it masks them where
+// data leaves the process (rpc's egress, RedactJSON), not in the tools.
 package tools

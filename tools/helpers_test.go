@@ -20,7 +20,6 @@ type fixture struct {
 	env   *env.Local
 	tools map[string]Tool
 	host  Host
-	red   *Redactor
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -77,7 +76,7 @@ func (f *fixture) runCtx(ctx context.Context, name string, args any) Result {
 		}
 		raw = b
 	}
-	return t.Execute(ctx, Call{ID: "call_1", Name: name, Args: raw}, Exec{Env: f.env, Host: f.host, Redact: f.red})
+	return t.Execute(ctx, Call{ID: "call_1", Name: name, Args: raw}, Exec{Env: f.env, Host: f.host})
 }
 
 // ok asserts a successful result and returns its text.

@@ -55,13 +55,14 @@ func TestRedactor(t *testing.T) {
 }
 
 // TestSecretsNeverReachDisplay runs real tools that see a secret: the model's
-// Content keeps it, Display (and Diff) never show it.
+// Content keeps it, and Display and Diff, as the wire's egress masks them
+// (RedactJSON over the encoded result), never show it.
 func TestSecretsNeverReachDisplay(t *testing.T) {
 	const secret = "live-value-7f3a9c2e"
 	f := newFixture(t)
-	f.red = NewRedactor(append(os.Environ(), "MY_API_KEY="+secret))
+	red := NewRedactor(append(os.Environ(), "MY_API_KEY="+secret))
 	f.write(map[string]string{".env": "MY_API_KEY=" + secret + "\nDB_PASSWORD=notinenv99\n"})
-	x := Exec{Env: envWith(f, map[string]string{"MY_API_KEY": secret}), Redact: f.red}
+	x := Exec{Env: envWith(f, map[string]string{"MY_API_KEY": secret})}
 
 	cases := []struct {
 		name string
@@ -82,13 +83,16 @@ func TestSecretsNeverReachDisplay(t *testing.T) {
 			if r.Display == "" {
 				t.Fatal("no display copy")
 			}
-			for what, s := range map[string]string{"display": r.Display, "diff": r.Diff} {
-				if strings.Contains(s, secret) || strings.Contains(s, "notinenv99") {
-					t.Fatalf("secret in %s: %q", what, s)
-				}
+			doc, _ := json.Marshal(map[string]string{"display": r.Display, "diff": r.Diff})
+			wire, err := red.RedactJSON(doc, nil)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !strings.Contains(r.Display+r.Diff, Mask) {
-				t.Fatalf("nothing masked: %q", r.Display)
+			if strings.Contains(string(wire), secret) || strings.Contains(string(wire), "notinenv99") {
+				t.Fatalf("secret on the wire: %s", wire)
+			}
+			if !strings.Contains(string(wire), Mask) {
+				t.Fatalf("nothing masked: %s", wire)
 			}
 		})
 	}
@@ -110,9 +114,11 @@ func (e *extraEnv) Exec(ctx context.Context, req env.ExecRequest, on func([]byte
 }
 
 func TestFinalize(t *testing.T) {
-	r := NewRedactor([]string{"X_TOKEN=abcdefgh"})
-	res := Finalize(Result{Content: []llm.ContentBlock{llm.TextBlock("t=abcdefgh")}, Diff: "+abcdefgh"}, r)
-	if res.Display != "t=••••••" || res.Diff != "+••••••" || res.Text() != "t=abcdefgh" {
+	res := Finalize(Result{Content: []llm.ContentBlock{llm.TextBlock("t=abcdefgh")}, Diff: "+abcdefgh"})
+	if res.Display != "t=abcdefgh" || res.Diff != "+abcdefgh" || res.Text() != "t=abcdefgh" {
 		t.Fatalf("%+v", res)
+	}
+	if res := Finalize(Result{Content: []llm.ContentBlock{llm.TextBlock("model")}, Display: "editor"}); res.Display != "editor" {
+		t.Fatalf("Finalize replaced a tool's own display: %+v", res)
 	}
 }

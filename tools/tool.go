@@ -34,10 +34,10 @@ type Result struct {
 	Details json.RawMessage    // tool-specific (truncation info, fullOutputPath, pi's diff, task list)
 	IsError bool
 	// Display is the rendering for the editor ("" = derive from Content).
-	// Built-in tools always fill it (when there is any text), with secrets
-	// already masked.
+	// Built-in tools always fill it (when there is any text). Secrets are
+	// not masked here: the wire masks them on the way out.
 	Display string
-	Diff    string // unified diff for edit/write (secrets masked)
+	Diff    string // unified diff for edit/write
 	Path    string // absolute path of the file modified, if any
 }
 
@@ -48,10 +48,9 @@ func (r Result) Text() string { return llm.JoinText(r.Content) }
 type Exec struct {
 	Env  env.Env
 	Host Host // may be nil: tools fall back to plain text
-	// Update receives streaming partial output (bash), already redacted. It
-	// may be nil; it is never called concurrently with itself.
+	// Update receives streaming partial output (bash). It may be nil; it is
+	// never called concurrently with itself.
 	Update func(partial string)
-	Redact *Redactor // may be nil: nothing is masked
 }
 
 // Tool is one tool the model can call.
@@ -71,15 +70,14 @@ func ByName(ts []Tool) map[string]Tool {
 	return m
 }
 
-// Finalize fills Display (from Content when empty) and masks secrets in
-// Display and Diff. Built-in tools call it themselves; a harness applies it
-// to results of other tools (MCP, extensions) before they reach an editor.
-func Finalize(res Result, r *Redactor) Result {
+// Finalize fills Display from Content when it is empty. Built-in tools call
+// it themselves; a harness applies it to results of other tools (MCP,
+// extensions). Secrets are masked once, where data leaves the process (rpc's
+// egress), not here.
+func Finalize(res Result) Result {
 	if res.Display == "" {
 		res.Display = res.Text()
 	}
-	res.Display = r.Redact(res.Display)
-	res.Diff = r.Redact(res.Diff)
 	return res
 }
 
@@ -100,7 +98,7 @@ func (b *builtin) Execute(ctx context.Context, call Call, x Exec) (res Result) {
 		if p := recover(); p != nil {
 			res = errorResult(fmt.Sprintf("internal error in %s: %v", b.def.Name, p))
 		}
-		res = Finalize(res, x.Redact)
+		res = Finalize(res)
 	}()
 	if x.Env == nil && b.cat != CategoryOther {
 		return errorResult(b.def.Name + ": no execution environment")

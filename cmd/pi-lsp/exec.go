@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // runExec is `pi-lsp exec`: one headless run in the current directory. Text
@@ -44,7 +46,9 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var mu sync.Mutex
 	failed, aborted := false, false
 	lastWasText := false
-	enc := json.NewEncoder(stdout)
+	// stdout and stderr are where exec's data leaves the process, as the
+	// wire is for serve: the same masking applies (docs/protocol.md).
+	red := tools.NewRedactor(os.Environ())
 	h.Subscribe(func(ev harness.Event) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -60,9 +64,16 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if *asJSON {
-			_ = enc.Encode(ev)
+			b, err := json.Marshal(ev)
+			if err == nil {
+				b, err = red.RedactJSON(b, nil)
+			}
+			if err == nil {
+				_, _ = stdout.Write(append(b, '\n'))
+			}
 			return
 		}
+		ev = maskText(red, ev)
 		switch ev.Type {
 		case harness.EvMessageUpdate:
 			if ev.DeltaKind == "text" {
@@ -116,6 +127,19 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// maskText masks the event fields the text mode prints.
+func maskText(red *tools.Redactor, ev harness.Event) harness.Event {
+	ev.Delta = red.Redact(ev.Delta)
+	ev.Output = red.Redact(ev.Output)
+	ev.Error = red.Redact(ev.Error)
+	if args, err := red.RedactJSON(ev.Args, nil); err == nil {
+		ev.Args = args
+	} else {
+		ev.Args = []byte(red.Redact(string(ev.Args)))
+	}
+	return ev
 }
 
 func truncateLine(s string, n int) string {

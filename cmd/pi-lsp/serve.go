@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // runServe serves the native protocol on stdin/stdout until exit, EOF or
@@ -25,6 +27,8 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	reg := c.registry(log)
 	srv := rpc.NewAgentServer(rpc.AgentOptions{
 		Name: "pi-lsp", Version: version, Logger: log,
+		// auth.json's keys are secrets too.
+		Masker:       tools.NewRedactor(append(os.Environ(), c.auth(log).Secrets()...)),
 		SessionsRoot: c.root(),
 		NewHarness: func(cwd string, buffers env.BufferReader) (*harness.Harness, error) {
 			return c.newHarness(log, reg, cwd, buffers)

@@ -24,6 +24,7 @@ type common struct {
 	cwd         string
 	yolo        bool
 	logLevel    string
+	memory      string
 
 	authOnce sync.Once
 	authFile llm.AuthFile
@@ -41,6 +42,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.cwd, "cwd", "", "working directory")
 	fs.BoolVar(&c.yolo, "yolo", false, "approve every tool call no policy denies")
 	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug|info|warn|error")
+	fs.StringVar(&c.memory, "memory", "", "context management of new sessions: compaction|observational (default: settings, else compaction)")
 }
 
 func agentDir() string {
@@ -115,6 +117,10 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 	if err != nil {
 		return nil, err
 	}
+	mem, idle, err := memorySettings(settingsPath(), c.memory)
+	if err != nil {
+		return nil, err
+	}
 	subagents, err := subagentSettings(settingsPath())
 	if err != nil {
 		return nil, err
@@ -135,6 +141,8 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Modes:        modes,
 
 		BudgetOverrides: overrides,
+		Memory:          mem,
+		MemoryIdle:      idle,
 		Subagents:       subagents,
 		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
 		Environ:      append(os.Environ(), c.auth(log).Secrets()...),

@@ -36,6 +36,19 @@ type Server struct {
 	clock    int // events (arrivals and ends) so far
 	inFlight int
 	closed   bool
+	count    func(body []byte) int // prompt tokens of a request; nil: bytes / 4
+	window   int                   // requests over this many prompt tokens get a 400; 0: no limit
+	counter  func([]byte) int      // prompt tokens of a request (SetTokenCounter); nil = bytes/4
+}
+
+// SetTokens makes the fake count a request's prompt tokens with count
+// (RealisticTokens, say) in the usage it reports and, when window > 0,
+// answer a request of more than window prompt tokens with a 400 context
+// length error, as a provider does.
+func (s *Server) SetTokens(count func(body []byte) int, window int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.count, s.window = count, window
 }
 
 // LogEntry is one request of the log: its body and when it was answered,
@@ -225,7 +238,30 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "fakellm: reading request: "+err.Error(), 0)
 		return
 	}
+	s.mu.Lock()
+	count, window := s.count, s.window
+	s.mu.Unlock()
+	reqBytes := len(body)
+	if count != nil {
+		prompt := count(body)
+		if window > 0 && prompt > window {
+			s.mu.Lock()
+			s.requests = append(s.requests, body)
+			s.mu.Unlock()
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens.", window, prompt), 0)
+			return
+		}
+		reqBytes = prompt * 4 // usage reports reqBytes / 4
+	}
 	resp, n, ok := s.take(body)
+	s.mu.Lock()
+	counter := s.counter
+	s.mu.Unlock()
+	if ok && counter != nil && resp.Usage == nil {
+		u := resp.usage(len(body))
+		u.Prompt = counter(body)
+		resp.Usage = &u
+	}
 	defer s.finish(n)
 	if resp.AwaitInFlight > 1 {
 		s.awaitInFlight(r, n, resp.AwaitInFlight)
@@ -249,10 +285,10 @@ func (s *Server) serveChat(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = json.Unmarshal(body, &req) // a body that is not JSON still gets an answer
 	if !req.Stream {
-		writeJSON(w, http.StatusOK, completion(&resp, req.Model, len(body)))
+		writeJSON(w, http.StatusOK, completion(&resp, req.Model, reqBytes))
 		return
 	}
-	st := &streamer{w: w, r: r, done: s.done, resp: &resp, model: req.Model, reqBytes: len(body)}
+	st := &streamer{w: w, r: r, done: s.done, resp: &resp, model: req.Model, reqBytes: reqBytes}
 	st.run()
 }
 

@@ -68,6 +68,7 @@ type Client struct {
 	changed   chan struct{} // closed and replaced whenever something arrives
 	readErr   error
 	done      chan struct{}
+	received  []byte // every frame body the server sent, in order, one per line
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -235,6 +236,15 @@ func (c *Client) Err() error {
 	return c.readErr
 }
 
+// Received returns every message body the server wrote, in order, each
+// followed by a newline: responses, notifications and server→client
+// requests, as bytes, before any decoding.
+func (c *Client) Received() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]byte(nil), c.received...)
+}
+
 // Notifications returns the notifications received so far for method (all
 // of them for ""), in order.
 func (c *Client) Notifications(method string) []Notification {
@@ -288,6 +298,9 @@ func (c *Client) readLoop() {
 		if err != nil {
 			break
 		}
+		c.mu.Lock()
+		c.received = append(append(c.received, body...), '\n')
+		c.mu.Unlock()
 		c.dispatch(body, n)
 	}
 	c.mu.Lock()

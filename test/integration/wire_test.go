@@ -151,10 +151,10 @@ func TestReopenTreeNavigateAndExit(t *testing.T) {
 
 	var tree struct {
 		LeafID string           `json:"leafId"`
-		Roots  []map[string]any `json:"roots"`
+		Nodes  []map[string]any `json:"nodes"`
 	}
 	s.call("session/tree", nil, &tree)
-	if tree.LeafID == "" || len(tree.Roots) == 0 {
+	if tree.LeafID == "" || len(tree.Nodes) == 0 {
 		t.Fatalf("tree: %+v", tree)
 	}
 	// Find the second user message and navigate to it: the leaf moves to its
@@ -196,9 +196,11 @@ func TestReopenTreeNavigateAndExit(t *testing.T) {
 	if got := roles(s2.entries()); !slices.Equal(got, []string{"user", "assistant:stop", "user", "assistant:stop"}) {
 		t.Fatalf("reopened branch: %v", got)
 	}
-	s2.call("session/tree", nil, &tree)
-	js := mustJSON(tree.Roots)
-	if !strings.Contains(js, `"label":"old path"`) || strings.Count(js, `"role":"user"`) != 3 {
+	// The first question and answer are one chain; below its last entry,
+	// the two questions that branch from the first answer.
+	s2.call("session/tree", map[string]any{"depth": 4}, &tree)
+	js := mustJSON(tree.Nodes)
+	if !strings.Contains(js, `"label":"old path"`) || strings.Count(js, `"role":"user"`) != 2 || !strings.Contains(js, `"lastChildCount":2`) {
 		t.Fatalf("tree after reopen: %s", js)
 	}
 	st2 := s2.state()

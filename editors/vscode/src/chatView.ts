@@ -6,7 +6,7 @@ import type { Agent } from './agent';
 import { chatHtml } from './chatHtml';
 import type { AgentManager } from './manager';
 import type { FromWebview, ToWebview } from './messages';
-import type { CommandInfo } from './protocol';
+import type { CommandInfo, DisplayItem } from './protocol';
 import { approvalReply, planReply } from './replies';
 import { describeError } from './errors';
 
@@ -149,6 +149,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'runCommand':
           if (m.command.startsWith('piLsp.')) await vscode.commands.executeCommand(m.command);
           break;
+        case 'older': {
+          // Scrolled to the top: the page of items before the oldest shown.
+          const r = await a.request<{ items: DisplayItem[]; before: string | null }>('display/history', { before: m.before, limit: 200 });
+          this.post({ type: 'history', items: r.items ?? [], before: r.before ?? null });
+          break;
+        }
         case 'openSession':
           await vscode.commands.executeCommand('piLsp.openSubagentSession', m.path);
           break;

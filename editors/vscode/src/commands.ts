@@ -143,6 +143,23 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       );
     }),
 
+    reg('piLsp.showMemory', async () => {
+      const a = manager.current();
+      const r = (await a.request('memory/show', {})) as {
+        settings?: { mode?: string };
+        observations?: string;
+        currentTask?: string;
+        suggestedResponse?: string;
+      };
+      const body =
+        r?.settings?.mode !== 'observational'
+          ? '# pi-lsp memory\n\nThis session uses compaction. Run `memory/configure` with `{"mode": "observational"}` to switch.\n'
+          : `# pi-lsp observations\n\n${r.observations || '(nothing observed yet)'}\n\n## Current task\n\n${r.currentTask || '—'}\n\n## Suggested continuation\n\n${r.suggestedResponse || '—'}\n`;
+      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: body });
+      await vscode.window.showTextDocument(doc, { preview: true });
+      return undefined;
+    }),
+
     reg('piLsp.abort', async () => {
       const a = manager.current();
       a.declinePending();

@@ -221,3 +221,15 @@ export function queuedText(m: unknown): string {
   }
   return JSON.stringify(m);
 }
+
+/** The memory part of the status: observation tokens, and what runs. */
+export function memoryText(s: DisplayState): string {
+  const m = s.memory;
+  if (!m || m.mode !== 'observational') return '';
+  const k = (n: number | undefined) => (n && n >= 1000 ? `${(n / 1000).toFixed(1)}k` : `${n ?? 0}`);
+  let t = `mem ${k(m.observationTokens)}`;
+  if (m.reflecting) t += ' reflecting';
+  else if (m.observing) t += ' observing';
+  if (m.lastError) t += ' ⚠';
+  return t;
+}

@@ -1,5 +1,5 @@
 // Messages between the extension host and the chat webview (both directions). Types only.
-import type { ApprovalDecision, ApprovalRequest, CommandInfo, DisplayOp, DisplayState, PlanRequest, QuestionRequest } from './protocol';
+import type { ApprovalDecision, ApprovalRequest, CommandInfo, DisplayItem, DisplayOp, DisplayState, PlanRequest, QuestionRequest } from './protocol';
 import type { QuestionAnswer } from './replies';
 
 /** A server → client request waiting for the user, shown as a card in the chat. */
@@ -17,6 +17,7 @@ export type ToWebview =
   | { type: 'commands'; commands: CommandInfo[] }
   | { type: 'server'; status: ServerStatus; message?: string }
   | { type: 'editorText'; text: string }
+  | { type: 'history'; items: DisplayItem[]; before: string | null }
   | { type: 'error'; message: string };
 
 export type FromWebview =
@@ -30,4 +31,5 @@ export type FromWebview =
   | { type: 'commands' }
   | { type: 'runCommand'; command: string }
   | { type: 'openLink'; href: string }
+  | { type: 'older'; before: string }
   | { type: 'openSession'; path: string };

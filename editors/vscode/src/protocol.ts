@@ -86,6 +86,8 @@ export interface DisplayState {
   model?: string;
   thinkingLevel?: string;
   items?: DisplayItem[];
+  /** Older items than the state holds (the state is bounded): display/history's first cursor. */
+  history?: { older: number; before: string } | null;
   pending?: { approval?: unknown; question?: unknown; plan?: unknown };
   tasks?: Task[];
   queue?: { steering?: Array<string | QueuedMessage>; followUp?: Array<string | QueuedMessage> };
@@ -94,7 +96,24 @@ export interface DisplayState {
   errors?: Array<string | { message?: string; [k: string]: unknown }>;
   retry?: { attempt?: number; maxAttempts?: number; delayMs?: number; message?: string; error?: string; [k: string]: unknown } | null;
   compaction?: unknown;
+  memory?: MemoryStatus | null;
   [key: string]: unknown;
+}
+
+/** The display state's memory field: observational memory's status (docs/memory.md). */
+export interface MemoryStatus {
+  mode?: string;
+  observedMessages?: number;
+  observationTokens?: number;
+  bufferedChunks?: number;
+  bufferedTokens?: number;
+  unobservedTokens?: number;
+  observeTokens?: number;
+  reflectTokens?: number;
+  observing?: boolean;
+  reflecting?: boolean;
+  lastReflection?: { tokensBefore?: number; tokens?: number; level?: number; at?: number } | null;
+  lastError?: string;
 }
 
 export interface ApprovalRequest {
@@ -157,9 +176,31 @@ export interface TreeNode {
   children?: TreeNode[];
 }
 
+/** The tree as the Session view draws it (built from session/tree's flat pages by treeLoad.ts). */
 export interface SessionTree {
   leafId: string;
   roots: TreeNode[];
+}
+
+/** One node of a session/tree answer (docs/protocol.md): flat, `chain` for a linear run. */
+export interface FlatTreeNode {
+  id: string;
+  parentId: string;
+  type: string;
+  role?: string;
+  preview: string;
+  label?: string;
+  timestamp: string;
+  onBranch: boolean;
+  childCount: number;
+  chain?: { length: number; lastId: string; lastChildCount: number };
+}
+
+/** A session/tree answer. */
+export interface FlatTreePage {
+  nodes: FlatTreeNode[];
+  leafId: string;
+  next: string | null;
 }
 
 export interface ModelInfo {

@@ -1,4 +1,4 @@
-// The Session TreeView: the session's entry tree from session/tree. Linear runs of entries are
+// The Session TreeView: the session's entry tree from session/tree's flat pages (treeLoad.ts). Linear runs of entries are
 // shown flat; a branch point expands into one group per branch. The current branch is marked and
 // the leaf (where the next message goes) is highlighted. Bookkeeping entries are hidden unless
 // "Show All Entries" is on (treeFilter.ts).
@@ -7,6 +7,7 @@ import type { Agent } from './agent';
 import type { AgentManager } from './manager';
 import type { SessionTree, TreeNode } from './protocol';
 import { visibleTree } from './treeFilter';
+import { loadTree } from './treeLoad';
 
 export type SessionElement = { kind: 'entry'; node: TreeNode } | { kind: 'branch'; start: TreeNode };
 
@@ -115,7 +116,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
       return undefined;
     }
     try {
-      this.tree = await a.request<SessionTree>('session/tree', {});
+      this.tree = await loadTree((method, params) => a.request(method, params));
     } catch {
       this.tree = undefined;
     }

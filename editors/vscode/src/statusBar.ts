@@ -1,7 +1,7 @@
 // The status bar item: model · mode · context %, for the current agent.
 import * as vscode from 'vscode';
 import type { Agent } from './agent';
-import { contextPercent, touches } from './displayState';
+import { contextPercent, memoryText, touches } from './displayState';
 import type { AgentManager } from './manager';
 import type { DisplayState } from './protocol';
 
@@ -10,11 +10,13 @@ export function statusText(s: DisplayState): string {
   const parts = [s.model || 'no model', s.mode?.name || s.mode?.id || 'build'];
   const pct = contextPercent(s);
   if (pct !== undefined) parts.push(`${pct}%`);
+  const m = memoryText(s);
+  if (m) parts.push(m);
   return parts.join(' · ');
 }
 
 /** The top-level state keys the status bar shows. */
-const SHOWN = ['model', 'mode', 'yolo', 'thinkingLevel', 'tokens', 'status'];
+const SHOWN = ['model', 'mode', 'yolo', 'thinkingLevel', 'tokens', 'status', 'memory'];
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
@@ -57,6 +59,11 @@ export class StatusBar implements vscode.Disposable {
       `model: ${s.model ?? '—'}  thinking: ${s.thinkingLevel ?? 'off'}`,
       `mode: ${s.mode?.name ?? s.mode?.id ?? '—'}${s.yolo ? ' (yolo)' : ''}`,
       t?.contextWindow ? `context: ${t.contextTokens ?? 0} / ${t.contextWindow} tokens` : '',
+      s.memory?.mode === 'observational'
+        ? `memory: ${s.memory.observedMessages ?? 0} messages observed, ${s.memory.observationTokens ?? 0} tokens of observations, ` +
+          `${s.memory.bufferedChunks ?? 0} chunks buffered` +
+          (s.memory.lastReflection ? `, last reflection ${s.memory.lastReflection.tokensBefore}→${s.memory.lastReflection.tokens}` : '')
+        : '',
     ]
       .filter(Boolean)
       .join('\n');

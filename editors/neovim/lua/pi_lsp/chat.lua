@@ -32,7 +32,7 @@ function M.render_view(view)
     return
   end
   local cfg = view.client.cfg.chat or {}
-  local lines, folds = render.render(view.client:display(), {
+  local lines, folds = render.render(M.shown_state(view), {
     show_thinking = cfg.show_thinking,
     max_output_lines = cfg.max_output_lines,
   })
@@ -69,6 +69,83 @@ function M.render_view(view)
   for _, win in ipairs(follow) do
     pcall(vim.api.nvim_win_set_cursor, win, { #lines, 0 })
   end
+end
+
+--- The state the transcript shows: the display state, with the older items :PiOlder loaded
+--- in front of its items (those the state itself holds again after a reseed are dropped).
+function M.shown_state(view)
+  local st = view.client:display()
+  if type(st) ~= 'table' or not view.older or #view.older == 0 then
+    return st
+  end
+  local have = {}
+  for _, it in ipairs(st.items or {}) do
+    have[it.id] = true
+  end
+  local items = {}
+  for _, it in ipairs(view.older) do
+    if not have[it.id] then
+      items[#items + 1] = it
+    end
+  end
+  vim.list_extend(items, st.items or {})
+  return setmetatable({ items = items }, { __index = st })
+end
+
+--- :PiOlder: loads the page of items before the oldest one shown (display/history) into the
+--- transcript. Windows keep showing the same lines (cursor and view move down by the lines
+--- added above); folds keep their state. cb(err, n) gets the number of items loaded.
+function M.older(client, cb)
+  local view = M.ensure(client)
+  local st = client:display() or {}
+  if view.session ~= (st.session or {}).id then
+    view.older, view.before, view.session = {}, nil, (st.session or {}).id
+  end
+  local before = view.before
+  if before == nil then
+    local h = st.history
+    before = type(h) == 'table' and h.before or false
+  end
+  if not before or before == vim.NIL then
+    vim.notify('pi-lsp: the transcript starts at the first item', vim.log.levels.INFO)
+    if cb then
+      cb(nil, 0)
+    end
+    return
+  end
+  client:request('display/history', { before = before, limit = 200 }, function(err, res)
+    if err then
+      vim.notify('pi-lsp: display/history: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      if cb then
+        cb(err)
+      end
+      return
+    end
+    local old_count = buf_valid(view.tbuf) and vim.api.nvim_buf_line_count(view.tbuf) or 0
+    local saved = {}
+    for _, win in ipairs(vim.api.nvim_list_wins()) do
+      if buf_valid(view.tbuf) and vim.api.nvim_win_get_buf(win) == view.tbuf then
+        saved[win] = vim.api.nvim_win_call(win, vim.fn.winsaveview)
+      end
+    end
+    local items = vim.list_extend(vim.list_slice(res.items or {}), view.older or {})
+    view.older = items
+    view.before = (res.before ~= nil and res.before ~= vim.NIL) and res.before or false
+    M.render_view(view)
+    local added = (buf_valid(view.tbuf) and vim.api.nvim_buf_line_count(view.tbuf) or 0) - old_count
+    for win, v in pairs(saved) do
+      if vim.api.nvim_win_is_valid(win) then
+        v.lnum = v.lnum + added
+        v.topline = v.topline + added
+        vim.api.nvim_win_call(win, function()
+          vim.fn.winrestview(v)
+        end)
+      end
+    end
+    if cb then
+      cb(nil, #(res.items or {}))
+    end
+  end)
 end
 
 local function get_input(view)
@@ -143,6 +220,9 @@ local function setup_transcript(view, buf)
   util.map(buf, 'n', keys.pending, function()
     require('pi_lsp.prompts').reopen()
   end, 'Show pending prompts')
+  util.map(buf, 'n', keys.older, function()
+    M.older(view.client)
+  end, 'Load earlier items (:PiOlder)')
 end
 
 local function setup_input(view, buf)

@@ -34,6 +34,7 @@ M.defaults = {
     -- Transcript buffer (normal mode).
     focus_input = 'i',
     pending = 'p',
+    older = '[o',
     -- :PiTree
     tree_navigate = '<CR>',
     tree_fork = 'f',

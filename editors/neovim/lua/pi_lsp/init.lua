@@ -122,6 +122,10 @@ function M.thinking(level)
   require('pi_lsp.pickers').thinking(M.client(), level)
 end
 
+function M.memory()
+  require('pi_lsp.pickers').memory(M.client())
+end
+
 function M.compact(instructions)
   require('pi_lsp.pickers').compact(M.client(), instructions)
 end

@@ -97,7 +97,34 @@ function M.model(client, name)
       prompt = 'Model',
       kind = 'pi_lsp.model',
       format_item = function(m)
-        return M.model_label(m, result.current)
+        --- :PiMemory: the observation log (memory/show) in a scratch buffer.
+function M.memory(client)
+  client:request('memory/show', {}, function(err, r)
+    if err then
+      return report('memory/show', err)
+    end
+    local lines = {}
+    if type(r.settings) ~= 'table' or r.settings.mode ~= 'observational' then
+      lines = { '# pi-lsp memory', '', 'This session uses compaction.' }
+    else
+      lines = { '# pi-lsp observations', '' }
+      vim.list_extend(lines, vim.split(r.observations ~= '' and r.observations or '(nothing observed yet)', '\n', { plain = true }))
+      vim.list_extend(lines, { '', '## Current task', '' })
+      vim.list_extend(lines, vim.split(r.currentTask or '', '\n', { plain = true }))
+      vim.list_extend(lines, { '', '## Suggested continuation', '' })
+      vim.list_extend(lines, vim.split(r.suggestedResponse or '', '\n', { plain = true }))
+    end
+    local buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    vim.api.nvim_buf_set_option(buf, 'filetype', 'markdown')
+    vim.api.nvim_buf_set_option(buf, 'modifiable', false)
+    vim.api.nvim_buf_set_name(buf, 'pi-lsp://memory/' .. tostring(buf))
+    vim.cmd('split')
+    vim.api.nvim_win_set_buf(0, buf)
+  end)
+end
+
+return M.model_label(m, result.current)
       end,
     }, function(m)
       if m then

@@ -40,6 +40,17 @@ function M.text(st, status, progress)
   if type(t) == 'table' and type(t.contextTokens) == 'number' and type(t.contextWindow) == 'number' and t.contextWindow > 0 then
     parts[#parts + 1] = string.format('ctx %d%%', math.floor(t.contextTokens * 100 / t.contextWindow + 0.5))
   end
+  local m = st.memory
+  if type(m) == 'table' and m.mode == 'observational' then
+    local n = tonumber(m.observationTokens) or 0
+    local s = n >= 1000 and string.format('mem %.1fk', n / 1000) or string.format('mem %d', n)
+    if m.reflecting == true then
+      s = s .. ' reflecting'
+    elseif m.observing == true then
+      s = s .. ' observing'
+    end
+    parts[#parts + 1] = s
+  end
   if status == 'restarting' then
     parts[#parts + 1] = 'restarting'
   end

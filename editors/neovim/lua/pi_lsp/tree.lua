@@ -5,6 +5,101 @@ local util = require('pi_lsp.util')
 
 local M = {}
 
+-- Runs of up to this many entries are listed entry by entry; a longer run shows its first
+-- entry, then one line standing for the rest (its id is the run's last entry).
+M.chain_shown = 200
+
+local function present(v)
+  return v ~= nil and v ~= vim.NIL
+end
+
+--- Loads the whole tree from session/tree's flat pages (no answer nests: a 35k-turn chain is
+--- one node with a `chain`) and builds {leafId=, roots=[node with children]} for tree_render.
+--- cb(err, tree) runs once every page arrived.
+function M.load(client, cb)
+  local pending, failed = 0, nil
+  local tree = { roots = {} }
+  local function request(params, on_page)
+    pending = pending + 1
+    client:request('session/tree', params, function(err, page)
+      pending = pending - 1
+      if err then
+        failed = failed or err
+      elseif type(page) == 'table' then
+        if present(page.leafId) then
+          tree.leafId = page.leafId
+        end
+        on_page(page)
+      end
+      if pending == 0 then
+        cb(failed, tree)
+      end
+    end)
+  end
+  local function node_of(n)
+    return { id = n.id, parentId = n.parentId, type = n.type, role = n.role, preview = n.preview, label = n.label,
+      onBranch = n.onBranch, childCount = n.childCount, children = {} }
+  end
+  local children_of
+  -- Fills first.children with the rest of the run that starts at `first`, then what hangs below it.
+  local function run_of(first, chain)
+    local tail = first
+    local function page(after)
+      local params = { chain = first.id, limit = 1000 }
+      if after then
+        params.after = after
+      end
+      request(params, function(p)
+        for i, n in ipairs(type(p.nodes) == 'table' and p.nodes or {}) do
+          if not (i == 1 and n.id == first.id) then
+            local node = node_of(n)
+            tail.children = { node }
+            tail = node
+          end
+        end
+        if present(p.next) then
+          page(p.next)
+        elseif (chain.lastChildCount or 0) > 0 then
+          children_of(chain.lastId, tail.children)
+        end
+      end)
+    end
+    page(nil)
+  end
+  function children_of(root, into, after)
+    local params = { limit = 1000 }
+    if root then
+      params.root = root
+    end
+    if after then
+      params.after = after
+    end
+    request(params, function(p)
+      for _, n in ipairs(type(p.nodes) == 'table' and p.nodes or {}) do
+        local first = node_of(n)
+        into[#into + 1] = first
+        local chain = n.chain
+        if type(chain) == 'table' and chain.length <= M.chain_shown then
+          run_of(first, chain)
+        elseif type(chain) == 'table' then
+          local gap = { id = chain.lastId, type = '…', preview = string.format('%d more entries', chain.length - 1),
+            onBranch = n.onBranch, children = {} }
+          first.children = { gap }
+          if (chain.lastChildCount or 0) > 0 then
+            children_of(chain.lastId, gap.children)
+          end
+        elseif (n.childCount or 0) > 0 then
+          children_of(n.id, first.children)
+        end
+      end
+      if present(p.next) then
+        children_of(root, into, p.next)
+      end
+    end)
+  end
+  children_of(nil, tree.roots)
+end
+
 local function index_nodes(roots, into)
   local stack = {}
   for _, r in ipairs(type(roots) == 'table' and roots or {}) do
@@ -48,7 +143,7 @@ function M.open(client)
   local view = { buf = buf, win = win, ids = {}, nodes = {}, client = client }
 
   function view.refresh(cb)
-    client:request('session/tree', nil, function(err, tree)
+    M.load(client, function(err, tree)
       if err then
         report('session/tree', err)
         return

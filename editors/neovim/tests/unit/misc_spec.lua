@@ -12,6 +12,17 @@ t.test('config merge keeps defaults and replaces cmd lists', function()
   t.eq({ 'pi' }, config.merge({ cmd = 'pi' }).cmd)
 end)
 
+t.test('statusline text: observational memory', function()
+  local s = require('pi_lsp.statusline')
+  t.eq('pi · fake/m1 · idle · mem 2.5k observing', s.text({
+    model = 'fake/m1',
+    status = 'idle',
+    phase = 'idle',
+    memory = { mode = 'observational', observationTokens = 2480, observing = true },
+  }, 'running'))
+  t.eq('pi · fake/m1 · idle', s.text({ model = 'fake/m1', status = 'idle', phase = 'idle', memory = { mode = 'compaction' } }, 'running'))
+end)
+
 t.test('statusline text: model, mode, running, context %', function()
   local s = require('pi_lsp.statusline')
   t.eq('pi · fake/m1 · Build · running · ctx 13%', s.text({

@@ -2,7 +2,7 @@
 // sends the user's input back. Runs in the webview (browser) with no network access.
 import { contextPercent, DisplayModel, isRunning as isRunningIn, touches } from '../displayState';
 import type { FromWebview, PendingUi, ToWebview } from '../messages';
-import type { DisplayOp, DisplayState } from '../protocol';
+import type { DisplayItem, DisplayOp, DisplayState } from '../protocol';
 import { renderCards } from './cards';
 import { errorText, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
 import { Completions } from './completions';
@@ -66,11 +66,51 @@ function scrollDown(): void {
   ui.transcript.scrollTop = ui.transcript.scrollHeight;
 }
 
+// Older items paged in when the transcript is scrolled to the top (display/history): they live
+// in their own box before the state's items, so item indices of ops stay those of the state.
+const older = {
+  box: (() => {
+    const d = document.createElement('div');
+    d.id = 'older';
+    return d;
+  })(),
+  /** The cursor of the next older page: undefined = the state's history.before; null = none. */
+  before: undefined as string | null | undefined,
+  loading: false,
+};
+
+function olderCursor(): string | null {
+  if (older.before !== undefined) return older.before;
+  return model.state.history?.before ?? null;
+}
+
+function loadOlder(): void {
+  const before = olderCursor();
+  if (!before || older.loading) return;
+  older.loading = true;
+  post({ type: 'older', before });
+}
+
+function prependOlder(items: DisplayItem[], before: string | null): void {
+  older.loading = false;
+  older.before = before;
+  const t = ui.transcript;
+  const height = t.scrollHeight;
+  const have = new Set((model.state.items ?? []).map((it) => it.id));
+  older.box.prepend(...items.filter((it) => !have.has(it.id)).map((it) => renderItem(it, model.open)));
+  // Keep what the user was looking at in place.
+  t.scrollTop += t.scrollHeight - height;
+}
+
 function renderTranscript(): void {
   const items = model.state.items ?? [];
-  ui.transcript.replaceChildren(...items.map((it) => renderItem(it, model.open)));
-  if (items.length === 0) ui.transcript.append(emptyHint());
+  ui.transcript.replaceChildren(older.box, ...items.map((it) => renderItem(it, model.open)));
+  if (items.length === 0 && older.box.childElementCount === 0) ui.transcript.append(emptyHint());
 }
+
+ui.transcript.addEventListener('scroll', () => {
+  if (ui.transcript.scrollTop < 40) loadOlder();
+});
 
 function emptyHint(): HTMLElement {
   const d = document.createElement('div');
@@ -201,7 +241,15 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   switch (m.type) {
     case 'snapshot':
       display.reset(m.version, m.state ?? {});
+      // A new state (another session, or the bounded state seeded again): older items are
+      // paged in again from its own history marker.
+      older.box.replaceChildren();
+      older.before = undefined;
+      older.loading = false;
       renderAll();
+      break;
+    case 'history':
+      prependOlder(m.items, m.before);
       break;
     case 'ops': {
       if (!display.synced) return; // a resync is on its way

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyOp, applyOps, contextPercent, decodeOp, DisplayModel, OpError, queuedText, touches } from '../../src/displayState';
+import { applyOp, applyOps, contextPercent, decodeOp, DisplayModel, memoryText, OpError, queuedText, touches } from '../../src/displayState';
 import type { DisplayOp, DisplayState } from '../../src/protocol';
 
 function base(): DisplayState {
@@ -168,6 +168,15 @@ describe('DisplayModel', () => {
     assert.equal(r.kind, 'gap');
     assert.equal(m.synced, false);
     assert.equal(m.version, 1);
+  });
+});
+
+describe('memory status', () => {
+  it('shows observation tokens and what runs, only in observational mode', () => {
+    const base: DisplayState = { model: 'fake/m1', mode: { id: 'build', name: 'Build' } };
+    assert.equal(memoryText({ ...base, memory: { mode: 'observational', observationTokens: 2480, reflecting: true } }), 'mem 2.5k reflecting');
+    assert.equal(memoryText({ ...base, memory: { mode: 'compaction' } }), '');
+    assert.equal(memoryText(base), '');
   });
 });
 

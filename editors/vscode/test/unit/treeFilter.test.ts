@@ -7,6 +7,7 @@ import type { AgentManager } from '../../src/manager';
 import type { SessionTree, TreeNode } from '../../src/protocol';
 import { childrenOf, SessionTreeProvider, topLevel, type SessionElement } from '../../src/sessionTree';
 import { displayedLeaf, isShown, visibleTree } from '../../src/treeFilter';
+import { CHAIN_SHOWN, loadTree } from '../../src/treeLoad';
 import { control } from '../stub/vscode';
 
 function e(id: string, type: string, children: TreeNode[] = [], extra: Partial<TreeNode> = {}): TreeNode {
@@ -17,6 +18,90 @@ function e(id: string, type: string, children: TreeNode[] = [], extra: Partial<T
 function shape(nodes: TreeNode[]): string {
   return nodes.map((n) => ((n.children ?? []).length > 0 ? `${n.id}(${shape(n.children!)})` : n.id)).join(',');
 }
+
+/**
+ * A session/tree server for a nested fixture, answering as pi-lsp does (docs/protocol.md): flat
+ * pages of `limit` children, runs compressed into `chain`, {chain} listing a run. Records calls.
+ */
+function flatServer(tree: SessionTree, calls: unknown[] = []) {
+  const byId = new Map<string, TreeNode>();
+  const stack = [...tree.roots];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    byId.set(n.id, n);
+    stack.push(...(n.children ?? []));
+  }
+  const kids = (n: TreeNode) => n.children ?? [];
+  const runOf = (n: TreeNode) => {
+    const run = [n];
+    let cur = n;
+    while (kids(cur).length === 1 && cur.id !== tree.leafId) {
+      cur = kids(cur)[0];
+      run.push(cur);
+    }
+    return run;
+  };
+  const flat = (n: TreeNode, parentId: string, withRun: boolean) => {
+    const out: Record<string, unknown> = { id: n.id, parentId, type: n.type, role: n.role, preview: n.preview, label: n.label, timestamp: '', onBranch: n.onBranch === true, childCount: kids(n).length };
+    const run = runOf(n);
+    if (withRun && run.length > 1) out.chain = { length: run.length, lastId: run[run.length - 1].id, lastChildCount: kids(run[run.length - 1]).length };
+    return out;
+  };
+  return async (method: string, params: any) => {
+    assert.equal(method, 'session/tree');
+    calls.push(params);
+    const limit = params.limit ?? 200;
+    const start = params.after ? Number(params.after) : 0;
+    let list: Array<Record<string, unknown>>;
+    if (params.chain) {
+      list = runOf(byId.get(params.chain)!).map((n, i, run) => flat(n, i === 0 ? (params.parentId ?? '') : run[i - 1].id, false));
+    } else {
+      const parent = params.root ? byId.get(params.root) : undefined;
+      if (params.root && !parent) throw new Error('-32602 unknown root');
+      list = (parent ? kids(parent) : tree.roots).map((n) => flat(n, params.root ?? '', true));
+    }
+    const nodes = list.slice(start, start + limit);
+    return { nodes, leafId: tree.leafId, next: start + limit < list.length ? String(start + limit) : null };
+  };
+}
+
+/** A chain of n user messages m0..m(n-1). */
+function chain(n: number, from = 0): TreeNode {
+  let node: TreeNode | undefined;
+  for (let i = from + n - 1; i >= from; i--) node = e(`m${i}`, 'message', node ? [node] : []);
+  return node!;
+}
+
+describe('loadTree', () => {
+  it('rebuilds the nested tree from flat pages: short runs entry by entry, branch points page by page', async () => {
+    const fixture: SessionTree = { leafId: 'c1', roots: [e('a', 'message', [e('b', 'message', [e('b1', 'message'), e('b2', 'message')]), e('c', 'message', [e('c1', 'message')])])] };
+    const calls: unknown[] = [];
+    const got = await loadTree(flatServer(fixture, calls));
+    assert.equal(shape(got.roots), shape(fixture.roots));
+    assert.equal(got.leafId, 'c1');
+  });
+
+  it('pages a root with more children than fit in one answer', async () => {
+    const many = Array.from({ length: 1500 }, (_, i) => e(`k${i}`, 'message'));
+    const fixture: SessionTree = { leafId: 'k0', roots: [e('r', 'message', many)] };
+    const calls: any[] = [];
+    const got = await loadTree(flatServer(fixture, calls));
+    assert.equal(got.roots[0].children?.length, 1500);
+    assert.ok(calls.some((c) => c.after), 'a second page was asked for');
+  });
+
+  it('shows a run longer than CHAIN_SHOWN as its first entry and one entry for the rest', async () => {
+    const long = chain(CHAIN_SHOWN * 10);
+    const fixture: SessionTree = { leafId: `m${CHAIN_SHOWN * 10 - 1}`, roots: [long] };
+    const calls: any[] = [];
+    const got = await loadTree(flatServer(fixture, calls));
+    assert.equal(got.roots[0].id, 'm0');
+    const gap = got.roots[0].children![0];
+    assert.equal(gap.id, fixture.leafId);
+    assert.match(gap.preview ?? '', new RegExp(`${CHAIN_SHOWN * 10 - 1} more entries`));
+    assert.equal(calls.filter((c) => c.chain).length, 0, 'the long run is not listed');
+  });
+});
 
 function ids(els: SessionElement[]): string[] {
   return els.map((x) => (x.kind === 'entry' ? x.node.id : `branch:${x.start.id}`));
@@ -161,10 +246,7 @@ describe('SessionTreeProvider filtering', () => {
       status: 'ready',
       display: { state: {} },
       onDidChangeDisplay: () => new vscode.Disposable(() => undefined),
-      request: async (method: string) => {
-        assert.equal(method, 'session/tree');
-        return tree;
-      },
+      request: flatServer(tree),
     } as unknown as Agent;
     return {
       current: () => agent,

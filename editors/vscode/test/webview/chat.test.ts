@@ -219,6 +219,39 @@ describe('chat webview', () => {
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned), undefined);
   });
 
+  it('scrolling to the top loads older items (display/history) above, keeping the view in place', async () => {
+    const item = (i: number) => ({ id: `h${i}`, kind: 'user', text: `question ${i}` });
+    const items = Array.from({ length: 60 }, (_, i) => item(100 + i));
+    await send(page, { type: 'snapshot', version: 1, state: { items, history: { older: 100, before: 'e100' } } as never });
+    await page.waitForFunction(() => document.querySelectorAll('#transcript > .item').length === 60);
+    await clearPosted(page);
+    await page.evaluate(() => {
+      const t = document.getElementById('transcript')!;
+      t.scrollTop = t.scrollHeight;
+      t.scrollTop = 0;
+      t.dispatchEvent(new Event('scroll'));
+    });
+    assert.deepEqual(await waitPosted(page, 'older'), { type: 'older', before: 'e100' });
+    const older = Array.from({ length: 50 }, (_, i) => item(50 + i));
+    const firstTop = await page.evaluate(() => (document.querySelector('#transcript > .item') as HTMLElement).getBoundingClientRect().top);
+    await send(page, { type: 'history', items: older as never, before: 'e50' });
+    await page.waitForFunction(() => document.querySelectorAll('#older > .item').length === 50);
+    const texts = await page.$$eval('#transcript .item .user-text', (els) => els.map((e) => e.textContent));
+    assert.equal(texts[0], 'question 50');
+    assert.equal(texts[50], 'question 100');
+    const afterTop = await page.evaluate(() => (document.querySelector('#transcript > .item') as HTMLElement).getBoundingClientRect().top);
+    assert.ok(Math.abs(afterTop - firstTop) < 5, `the first state item stayed in place: ${firstTop} -> ${afterTop}`);
+    // The next page asks with the cursor of the last one.
+    await clearPosted(page);
+    await page.evaluate(() => {
+      const t = document.getElementById('transcript')!;
+      t.scrollTop = 0;
+      t.dispatchEvent(new Event('scroll'));
+    });
+    assert.deepEqual(await waitPosted(page, 'older'), { type: 'older', before: 'e50' });
+    await send(page, { type: 'history', items: [], before: null });
+  });
+
   it('logged no page errors', () => {
     assert.deepEqual(problems(page), []);
   });

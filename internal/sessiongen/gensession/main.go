@@ -1,7 +1,7 @@
 // Command gensession writes a large, realistic pi v3 session file for
 // benchmarks (see scripts/bench-session.sh).
 //
-//	go run ./session/internal/sessiongen/gensession -o big.jsonl -mb 133
+//	go run ./internal/sessiongen/gensession -o big.jsonl -mb 133
 package main
 
 import (
@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/pi-lsp/pi-lsp/session/internal/sessiongen"
+	"github.com/pi-lsp/pi-lsp/internal/sessiongen"
 )
 
 func main() {
@@ -18,6 +18,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed")
 	compact := flag.Int64("compact-every", 800_000, "bytes of conversation between compactions (0: never)")
 	branch := flag.Int("branch-every", 25, "turns between abandoned branches (0: none)")
+	short := flag.Bool("short-turns", false, "short shell turns (4 entries, about 3.8 KB each; see sessiongen.Options.ShortTurns)")
 	cwd := flag.String("cwd", "", "cwd recorded in the header (default: the current directory; pi requires it to exist)")
 	flag.Parse()
 	if *cwd == "" {
@@ -28,7 +29,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	st, err := sessiongen.Write(f, sessiongen.Options{Bytes: int64(*mb * 1e6), Seed: *seed, Cwd: *cwd, CompactEvery: *compact, BranchEvery: *branch})
+	st, err := sessiongen.Write(f, sessiongen.Options{Bytes: int64(*mb * 1e6), Seed: *seed, Cwd: *cwd, CompactEvery: *compact, BranchEvery: *branch, ShortTurns: *short})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

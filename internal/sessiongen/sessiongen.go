@@ -24,6 +24,16 @@ type Options struct {
 	CompactEvery int64
 	// BranchEvery is the number of turns between abandoned branches (0: none).
 	BranchEvery int
+	// ShortTurns writes short shell turns instead of file-reading ones: a
+	// user prompt, one assistant bash call, its output (numbers and code,
+	// about 2 KB) and a short answer, four entries and about 3.8 KB a turn,
+	// so 133 MB hold about 35k turns and 140k entries. With CompactEvery
+	// and BranchEvery 0 the file is one chain.
+	ShortTurns bool
+	// Usage, if set, is the input tokens every assistant message records
+	// (instead of 20k-100k at random): a low figure makes a session whose
+	// recorded usage is far below its real size.
+	Usage int
 }
 
 // Stats describes what Write produced.
@@ -39,11 +49,12 @@ type gen struct {
 	t     time.Time
 	st    Stats
 	since int64 // bytes since the last compaction
+	usage int   // fixed recorded input tokens, 0 = random
 }
 
 // Write writes one session to w.
 func Write(w io.Writer, opts Options) (Stats, error) {
-	g := &gen{w: bufio.NewWriterSize(w, 1<<20), r: rand.New(rand.NewPCG(opts.Seed, 7)), ids: map[string]bool{},
+	g := &gen{usage: opts.Usage, w: bufio.NewWriterSize(w, 1<<20), r: rand.New(rand.NewPCG(opts.Seed, 7)), ids: map[string]bool{},
 		t: time.Date(2025, 3, 1, 9, 0, 0, 0, time.UTC)}
 	if opts.Cwd == "" {
 		opts.Cwd = "/home/dev/project"
@@ -54,7 +65,12 @@ func Write(w io.Writer, opts Options) (Stats, error) {
 	var turnStarts []string
 	for g.st.Bytes < opts.Bytes {
 		g.st.Turns++
-		start := g.turn()
+		var start string
+		if opts.ShortTurns {
+			start = g.shortTurn()
+		} else {
+			start = g.turn()
+		}
 		turnStarts = append(turnStarts, start)
 		if opts.CompactEvery > 0 && g.since > opts.CompactEvery && len(turnStarts) > 4 {
 			kept := turnStarts[len(turnStarts)-3]
@@ -107,8 +123,33 @@ func (g *gen) turn() string {
 	return start
 }
 
+// shortTurn writes one short shell turn and returns the id of its user
+// message.
+func (g *gen) shortTurn() string {
+	start := g.message(map[string]any{"role": "user", "content": []any{text(g.prose(60 + g.r.IntN(200)))}, "timestamp": g.ms()})
+	id := fmt.Sprintf("call_%d", g.st.Turns)
+	n := 200 + g.r.IntN(400)
+	g.message(g.assistant([]any{text(g.prose(40 + g.r.IntN(120))),
+		map[string]any{"type": "toolCall", "id": id, "name": "bash", "arguments": map[string]any{"command": fmt.Sprintf("seq 1 %d", n)}}}, "toolUse"))
+	var out strings.Builder
+	if g.r.IntN(2) == 0 {
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&out, "%d\n", i)
+		}
+	} else {
+		out.WriteString(g.code(600 + g.r.IntN(2000)))
+	}
+	g.message(map[string]any{"role": "toolResult", "toolCallId": id, "toolName": "bash",
+		"content": []any{text(out.String())}, "isError": false, "timestamp": g.ms()})
+	g.message(g.assistant([]any{text(g.prose(100 + g.r.IntN(440)))}, "stop"))
+	return start
+}
+
 func (g *gen) assistant(content []any, stop string) map[string]any {
 	in, out := 20000+g.r.IntN(80000), 200+g.r.IntN(2000)
+	if g.usage > 0 {
+		in = g.usage
+	}
 	return map[string]any{"role": "assistant", "content": content, "api": "openai-completions", "provider": "openai", "model": "gpt-4.1",
 		"usage": map[string]any{"input": in, "output": out, "cacheRead": 0, "cacheWrite": 0, "totalTokens": in + out,
 			"cost": map[string]any{"input": 0.01, "output": 0.02, "cacheRead": 0, "cacheWrite": 0, "total": 0.03}},

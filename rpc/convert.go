@@ -1,0 +1,70 @@
+package rpc
+
+import (
+	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/session"
+	"github.com/pi-lsp/pi-lsp/skills"
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+// Conversions from the core's values into protocol's wire types. No other
+// package's struct is marshalled onto the wire for these results: a field
+// added to skills.Skill, say, reaches an editor only when it is added here
+// and to protocol.
+
+func toSkillsList(r skills.Result) protocol.SkillsListResult {
+	out := protocol.SkillsListResult{Skills: make([]protocol.Skill, 0, len(r.Skills)), Diagnostics: make([]protocol.Diagnostic, 0, len(r.Diagnostics))}
+	for _, s := range r.Skills {
+		out.Skills = append(out.Skills, protocol.Skill{
+			Name: s.Name, Description: s.Description, Path: s.Path, BaseDir: s.BaseDir, Source: s.Source,
+			DisableModelInvocation: s.DisableModelInvocation, License: s.License, Compatibility: s.Compatibility,
+			Metadata: s.Metadata, AllowedTools: s.AllowedTools,
+		})
+	}
+	for _, d := range r.Diagnostics {
+		out.Diagnostics = append(out.Diagnostics, protocol.Diagnostic{Path: d.Path, Line: d.Line, Message: d.Message, Severity: d.Severity})
+	}
+	return out
+}
+
+func toTemplatesList(ts []skills.Template) protocol.TemplatesListResult {
+	out := protocol.TemplatesListResult{Templates: make([]protocol.Template, 0, len(ts))}
+	for _, t := range ts {
+		out.Templates = append(out.Templates, protocol.Template{Name: t.Name, Description: t.Description, Path: t.Path, Source: t.Source, Body: t.Body, ArgumentHint: t.ArgumentHint})
+	}
+	return out
+}
+
+func toCommandsList(cs []skills.Command) protocol.CommandsListResult {
+	out := protocol.CommandsListResult{Commands: make([]protocol.Command, 0, len(cs))}
+	for _, c := range cs {
+		out.Commands = append(out.Commands, protocol.Command{Name: c.Name, Description: c.Description, Kind: c.Kind, Source: c.Source, Path: c.Path, ArgumentHint: c.ArgumentHint})
+	}
+	return out
+}
+
+func toTasks(ts []tools.Task) []protocol.Task {
+	out := make([]protocol.Task, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, protocol.Task{ID: t.ID, Content: t.Content, Status: t.Status, ActiveForm: t.ActiveForm})
+	}
+	return out
+}
+
+func toSessions(list []session.Info) []protocol.SessionInfo {
+	out := make([]protocol.SessionInfo, 0, len(list))
+	for _, i := range list {
+		out = append(out, protocol.SessionInfo{ID: i.ID, Path: i.Path, Cwd: i.Cwd, Name: i.Name, FirstMessage: i.FirstMessage,
+			ParentSession: i.ParentSession, Created: i.Created, Modified: i.Modified, EntryCount: i.EntryCount})
+	}
+	return out
+}
+
+func toApprovalParams(req harness.ApprovalRequest) protocol.ApprovalParams {
+	p := protocol.ApprovalParams{ToolCallID: req.ToolCallID, ToolName: req.ToolName, Category: req.Category, Args: req.Args, Display: req.Display}
+	if s := req.Subagent; s != nil {
+		p.Subagent = &protocol.ApprovalSubagent{Agent: s.Agent, ToolCallID: s.ToolCallID, Session: s.Session, SessionID: s.SessionID, Fork: s.Fork}
+	}
+	return p
+}

@@ -1,0 +1,237 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/pi-lsp/pi-lsp/llm"
+)
+
+// This file reads the current context from the index, decoding only what a
+// caller asks for: what opening a large session in an editor needs (the
+// usage totals, the tail the token count is made of, the layout the
+// display pages through) costs what is shown, not the size of the file.
+
+var (
+	roleUser      = roleOf("user")
+	roleAssistant = roleOf("assistant")
+)
+
+// usageRec is an assistant message's usage, read while indexing.
+type usageRec struct {
+	input, output, cacheRead, cacheWrite, total int32
+	bad                                         bool // stopReason aborted or error
+}
+
+// parseUsage reads the counters of a raw usage object (missing or odd
+// values count 0).
+func parseUsage(raw []byte, stop string) usageRec {
+	u := usageRec{bad: stop == string(llm.StopAborted) || stop == string(llm.StopError)}
+	if len(raw) == 0 || raw[0] != '{' {
+		return u
+	}
+	num := func(v []byte) int32 {
+		n, err := strconv.ParseInt(string(v), 10, 32)
+		if err != nil {
+			f, ferr := strconv.ParseFloat(string(v), 64)
+			if ferr != nil || f < 0 || f > 1<<31-1 {
+				return 0
+			}
+			return int32(f)
+		}
+		return int32(n)
+	}
+	_, _ = walkObject(raw, 0, func(m member) {
+		v := raw[m.start:m.end]
+		switch {
+		case m.keyIs("input"):
+			u.input = num(v)
+		case m.keyIs("output"):
+			u.output = num(v)
+		case m.keyIs("cacheRead"):
+			u.cacheRead = num(v)
+		case m.keyIs("cacheWrite"):
+			u.cacheWrite = num(v)
+		case m.keyIs("totalTokens"):
+			u.total = num(v)
+		}
+	})
+	return u
+}
+
+func (u usageRec) usage() llm.Usage {
+	return llm.Usage{Input: int(u.input), Output: int(u.output), CacheRead: int(u.cacheRead), CacheWrite: int(u.cacheWrite), TotalTokens: int(u.total)}
+}
+
+// ContextUsage sums the recorded usage of the assistant messages in the
+// current context and returns the usage of the last one that was neither
+// aborted nor an error (pi's session stats), from the index alone.
+func (s *Session) ContextUsage(ctx context.Context) (sum, last llm.Usage, err error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var p plan
+	var prov, model, th string
+	p, ok, err := s.contextHead(&prov, &model, &th)
+	if err != nil || !ok {
+		return sum, last, err
+	}
+	for k, i := range p.emit {
+		if k%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return llm.Usage{}, llm.Usage{}, err
+			}
+		}
+		r := &s.idx.recs[i]
+		if r.kind != kMessage || r.role != roleAssistant || r.aux == 0 {
+			continue
+		}
+		u := s.idx.usage[r.aux-1]
+		sum.Input += int(u.input)
+		sum.Output += int(u.output)
+		sum.CacheRead += int(u.cacheRead)
+		sum.CacheWrite += int(u.cacheWrite)
+		sum.TotalTokens += int(u.total)
+		if !u.bad {
+			last = u.usage()
+		}
+	}
+	return sum, last, nil
+}
+
+// ContextTail returns the end of the current context that its token count
+// is made of (compaction.ContextTokens gives the same count for it as for
+// the whole context): the messages from the last assistant message with
+// trustworthy usage after the latest compaction to the leaf. When there is
+// none, it is the whole context. It decodes only those entries.
+func (s *Session) ContextTail(ctx context.Context) (Context, error) {
+	s.mu.RLock()
+	out := Context{ThinkingLevel: "off"}
+	p, ok, err := s.contextHead(&out.Provider, &out.ModelID, &out.ThinkingLevel)
+	if err != nil || !ok {
+		s.mu.RUnlock()
+		return out, err
+	}
+	from := -1
+	for k := len(p.emit) - 1; k >= p.kept; k-- {
+		r := &s.idx.recs[p.emit[k]]
+		if r.kind == kMessage && r.role == roleAssistant && r.aux != 0 {
+			if u := s.idx.usage[r.aux-1]; !u.bad && (u.total > 0 || u.input+u.output+u.cacheRead+u.cacheWrite > 0) {
+				from = k
+				break
+			}
+		}
+	}
+	if from < 0 {
+		s.mu.RUnlock()
+		return s.BuildContext(ctx)
+	}
+	defer s.mu.RUnlock()
+	for _, i := range p.emit[from:] {
+		if m, ok, err := s.contextMessage(i); err != nil {
+			s.warn(err.Error() + " (left out of the context)")
+		} else if ok {
+			out.Messages = append(out.Messages, m)
+			out.EntryIDs = append(out.EntryIDs, s.idx.recs[i].id)
+		}
+	}
+	return out, nil
+}
+
+// contextMessage is the message record i gives the context, through the
+// cache. The caller holds s.mu.
+func (s *Session) contextMessage(i int32) (llm.Message, bool, error) {
+	r := &s.idx.recs[i]
+	if r.kind == kCompaction {
+		c, err := s.decode(i)
+		if err != nil {
+			return llm.Message{}, false, err
+		}
+		return llm.Message{Role: llm.RoleCompactionSummary, Summary: c.Summary, TokensBefore: c.TokensBefore, Timestamp: c.TimestampMillis()}, true, nil
+	}
+	if !r.kind.inContext() {
+		return llm.Message{}, false, nil
+	}
+	m, ok, hit := s.cache.get(i)
+	if !hit {
+		e, err := s.decode(i)
+		if err != nil {
+			return llm.Message{}, false, err
+		}
+		m, ok = e.ContextMessage()
+		s.cache.put(i, int(r.n), m, ok)
+	}
+	return m, ok, nil
+}
+
+// Slot is one entry of the current context, as the index knows it: the
+// compaction in effect (its summary) first, then every entry that may give
+// a message, root to leaf.
+type Slot struct {
+	ID    string
+	User  bool // a user message: a turn starts here
+	Bytes int  // length of the entry's line
+}
+
+// ContextSlots lists the current context's entries without decoding them.
+func (s *Session) ContextSlots(ctx context.Context) ([]Slot, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var prov, model, th string
+	p, ok, err := s.contextHead(&prov, &model, &th)
+	if err != nil || !ok {
+		return nil, err
+	}
+	out := make([]Slot, 0, len(p.emit)+1)
+	if p.compaction != none {
+		r := &s.idx.recs[p.compaction]
+		out = append(out, Slot{ID: r.id, Bytes: int(r.n)})
+	}
+	for k, i := range p.emit {
+		if k%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		r := &s.idx.recs[i]
+		if !r.kind.inContext() || (r.kind == kMessage && r.role == 0) {
+			continue
+		}
+		out = append(out, Slot{ID: r.id, User: r.kind == kMessage && r.role == roleUser, Bytes: int(r.n)})
+	}
+	return out, nil
+}
+
+// ContextMessages returns the context messages of the entries ids (slots
+// of ContextSlots), in the order given, with the id of each; entries that
+// give no message are left out.
+func (s *Session) ContextMessages(ctx context.Context, ids []string) ([]llm.Message, []string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, nil, ErrClosed
+	}
+	msgs := make([]llm.Message, 0, len(ids))
+	out := make([]string, 0, len(ids))
+	for k, id := range ids {
+		if k%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		i, ok := s.idx.lookup(id)
+		if !ok {
+			return nil, nil, fmt.Errorf("session: entry %s: %w", id, ErrNotFound)
+		}
+		m, ok, err := s.contextMessage(i)
+		if err != nil {
+			s.warn(err.Error() + " (left out of the display)")
+			continue
+		}
+		if ok {
+			msgs = append(msgs, m)
+			out = append(out, id)
+		}
+	}
+	return msgs, out, nil
+}
