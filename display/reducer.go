@@ -297,7 +297,7 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		r.resetState(info)
 		r.resync = true
 		return true
-	case harness.EvError:
+	case harness.EvError, harness.EvMCPServer:
 		r.addError(ev.Error)
 		return true
 	case harness.EvNotice:

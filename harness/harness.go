@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/mcp"
 	"github.com/pi-lsp/pi-lsp/memory"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
@@ -62,6 +63,11 @@ type Config struct {
 	Now     func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
+	// MCP, if set, is the workspace's MCP servers (started at the first
+	// turn; Close closes it).
+	MCP *mcp.Manager
+	// CommandHooks, if set, are the settings' shell-command hooks.
+	CommandHooks *CommandHooks
 	// Memory is the memory mode of sessions that chose none (--memory,
 	// settings); MemoryIdle overrides the idle trigger per model.
 	Memory     memory.Settings
@@ -87,6 +93,8 @@ type Harness struct {
 	seq   uint64
 
 	hooks hooks
+	mcpState
+	hookState
 
 	createMu sync.Mutex // serializes ensureSession
 
@@ -126,8 +134,9 @@ type Harness struct {
 	skillsRes   *skills.Result
 	skillsDirty bool
 
-	mem memoryHolder  // observational memory (memory.go)
-	sa  subagentState // subagents: see subagent.go
+	startedSessions map[string]bool // sessions whose session_start hooks ran
+	mem             memoryHolder    // observational memory (memory.go)
+	sa              subagentState   // subagents: see subagent.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one
@@ -162,6 +171,9 @@ func New(cfg Config) *Harness {
 		notices:     append([]string(nil), cfg.Notices...),
 		autoCompact: true,
 		skillsDirty: true,
+	}
+	if cfg.CommandHooks != nil {
+		h.installCommandHooks(cfg.CommandHooks)
 	}
 	return h
 }
@@ -257,6 +269,9 @@ func (h *Harness) Close() error {
 	h.mu.Unlock()
 	h.Abort()
 	h.waitRun()
+	if h.cfg.MCP != nil {
+		h.cfg.MCP.Close()
+	}
 	h.closeMemory()
 	h.mu.Lock()
 	s := h.sess

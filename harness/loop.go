@@ -102,9 +102,14 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 	}()
 	h.emit(Event{Type: EvAgentStart, Model: model.Ref()})
 
-	start := &AgentStart{Prompt: prompts}
+	start := &AgentStart{Prompt: prompts, Extra: h.runSessionStartHooks(ctx)}
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeAgentStart) {
 		fn(ctx, start)
+	}
+	if start.Block != "" {
+		h.fail(fmt.Errorf("prompt blocked by a hook: %s", start.Block))
+		endReason = "blocked"
+		return
 	}
 	// A context that cannot be built fails the prompt before anything is
 	// appended for it.
@@ -113,6 +118,7 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		endReason = "error"
 		return
 	}
+	stopContinued := false
 	for _, m := range append(start.Extra, start.Prompt...) {
 		if err := h.recordMessage(ctx, m); err != nil {
 			h.fail(fmt.Errorf("record prompt: %w", err))
@@ -205,6 +211,14 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		if fu := h.takeFollowUp(); len(fu) > 0 {
 			h.emitQueue()
 			if !h.recordAll(ctx, fu) {
+				endReason = "error"
+				return
+			}
+			continue
+		}
+		if v := h.runAgentEndHooks(ctx, string(msg.StopReason), stopContinued); v.Continue && ctx.Err() == nil {
+			stopContinued = true
+			if !h.recordAll(ctx, []llm.Message{llm.UserText(v.Reason, h.now())}) {
 				endReason = "error"
 				return
 			}
@@ -326,6 +340,7 @@ func (h *Harness) displayCopy(m llm.Message) llm.Message {
 // buildRequest rebuilds the context, the system prompt and the active tools
 // for one model call.
 func (h *Harness) buildRequest(ctx context.Context, model llm.Model, systemOverride string) (llm.Request, error) {
+	h.startMCP(ctx)
 	msgs, err := h.contextMessages(ctx)
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("build context: %w", err)

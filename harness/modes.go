@@ -236,7 +236,7 @@ func (h *Harness) activeTools() []tools.Tool {
 	m := h.modeByID(h.mode)
 	h.mu.Unlock()
 	var out []tools.Tool
-	for _, t := range h.tools {
+	for _, t := range append(h.tools[:len(h.tools):len(h.tools)], h.mcpTools()...) {
 		name := t.Definition().Name
 		if m != nil && m.Tools != nil && !contains(m.Tools, name) {
 			continue

@@ -26,6 +26,8 @@ type PromptOptions struct {
 	// StreamingBehavior decides what a prompt does while a run is going:
 	// "steer" (default), "followUp" or "interrupt".
 	StreamingBehavior string
+	// Resources are MCP resources read and attached to the prompt.
+	Resources []ResourceRef
 }
 
 // Prompt starts a run with text, or — while a run is going — steers, queues
@@ -48,13 +50,23 @@ func (h *Harness) Prompt(ctx context.Context, text string, opts PromptOptions) (
 	if err != nil {
 		return "", err
 	}
+	res, err := h.resourceBlocks(ctx, opts.Resources)
+	if err != nil {
+		return "", err
+	}
+	msg.Content = append(msg.Content, res...)
 	return DeliveryRun, h.startRun(ctx, []llm.Message{msg})
 }
 
 func (h *Harness) userMessage(ctx context.Context, text string, images []llm.ContentBlock) (llm.Message, error) {
-	expanded, err := h.expandInput(ctx, text)
+	expanded, isMCP, err := h.expandMCPCommand(ctx, text)
 	if err != nil {
 		return llm.Message{}, err
+	}
+	if !isMCP {
+		if expanded, err = h.expandInput(ctx, text); err != nil {
+			return llm.Message{}, err
+		}
 	}
 	m := llm.UserText(expanded, h.now())
 	m.Content = append(m.Content, images...)

@@ -29,7 +29,8 @@ func (a *agent) registerAgent(s *Server) {
 			Data     string `json:"data"`
 			MimeType string `json:"mimeType"`
 		} `json:"images"`
-		StreamingBehavior string `json:"streamingBehavior"`
+		StreamingBehavior string                    `json:"streamingBehavior"`
+		Resources         []protocol.PromptResource `json:"resources"`
 	}) (any, error) {
 		if err := (textParams{p.Text}).check(); err != nil {
 			return nil, err
@@ -46,7 +47,14 @@ func (a *agent) registerAgent(s *Server) {
 		default:
 			return nil, ErrInvalidParams(`"streamingBehavior" must be "steer", "followUp" or "interrupt"`)
 		}
-		d, err := h.Prompt(ctx, p.Text, harness.PromptOptions{Images: imgs, StreamingBehavior: p.StreamingBehavior})
+		var res []harness.ResourceRef
+		for i, r := range p.Resources {
+			if r.URI == "" {
+				return nil, ErrInvalidParams("resources[" + strconv.Itoa(i) + "] needs a uri")
+			}
+			res = append(res, harness.ResourceRef{Server: r.Server, URI: r.URI})
+		}
+		d, err := h.Prompt(ctx, p.Text, harness.PromptOptions{Images: imgs, StreamingBehavior: p.StreamingBehavior, Resources: res})
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/skills"
 )
 
 func (a *agent) registerConfig(s *Server) {
@@ -103,7 +104,11 @@ func (a *agent) registerConfig(s *Server) {
 		return toTemplatesList(h.Skills(ctx).Templates), nil
 	}))
 	s.Register("commands/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		return toCommandsList(h.Skills(ctx).Commands()), nil
+		var cs []skills.Command
+		for _, c := range h.Commands(ctx) { // templates, skills, prompts of ready MCP servers
+			cs = append(cs, skills.Command{Name: c.Name, Description: c.Description, Kind: c.Kind, Source: c.Source, Path: c.Path, ArgumentHint: c.ArgumentHint})
+		}
+		return toCommandsList(cs), nil
 	}))
 	s.Register("agents/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		return agentsList(h.Agents(ctx)), nil

@@ -35,6 +35,9 @@ type AgentOptions struct {
 	SessionsRoot string
 	// DisplayClock is the display schedulers' clock (tests); nil = wall clock.
 	DisplayClock display.Clock
+	// Masker masks secrets in every outgoing message (nil: the process
+	// environment's secrets).
+	Masker Masker
 }
 
 // agent is the state shared by the method handlers of one server: its
@@ -60,7 +63,8 @@ type attachment struct {
 func NewAgentServer(o AgentOptions) *Server {
 	a := &agent{opts: o, conns: map[*Client]*attachment{}}
 	s := NewServer(Options{
-		Name: o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
+		Masker: o.Masker,
+		Name:   o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
 		OnInitialize: a.initialize,
 		OnShutdown: func(ctx context.Context, c *Client) error {
 			if h := a.harness(c); h != nil {
@@ -207,6 +211,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	}
 	c.AttachDisplay(r)
 	c.AttachEvents(h)
+	logMCPDiagnostics(c, h)
 	return nil
 }
 

@@ -139,6 +139,7 @@ func (a *agent) register(s *Server) {
 	}))
 	a.registerAgent(s)
 	a.registerConfig(s)
+	a.registerMCP(s)
 	a.registerHistory(s)
 	a.registerMemory(s)
 }

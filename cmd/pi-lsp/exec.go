@@ -40,7 +40,8 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.logLevel == "info" {
 		c.logLevel = "warn"
 	}
-	h, err := c.newHarness(newLogger(stderr, c.logLevel), c.registry(), "", nil)
+	log := newLogger(stderr, c.logLevel)
+	h, err := c.newHarness(log, c.registry(log), "", nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
 		return 1

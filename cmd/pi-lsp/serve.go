@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/env"
@@ -35,9 +36,11 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if n := tools.CleanSpills(spillMaxAge); n > 0 {
 		log.Info("removed old bash output files", "count", n)
 	}
-	reg := c.registry()
+	reg := c.registry(log)
 	srv := rpc.NewAgentServer(rpc.AgentOptions{
 		Name: "pi-lsp", Version: version, Logger: log,
+		// auth.json's keys are secrets too.
+		Masker:       tools.NewRedactor(append(os.Environ(), c.auth(log).Secrets()...)),
 		SessionsRoot: c.root(),
 		NewHarness: func(cwd string, buffers env.BufferReader) (*harness.Harness, error) {
 			return c.newHarness(log, reg, cwd, buffers)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
@@ -27,6 +28,9 @@ type common struct {
 	allowOutside bool
 	sandbox      string
 	memory       string
+
+	authOnce sync.Once
+	authFile llm.AuthFile
 }
 
 type multiFlag []string
@@ -90,8 +94,8 @@ func (c *common) root() string {
 	return session.DefaultRoot()
 }
 
-func (c *common) registry() *llm.Registry {
-	return llm.NewRegistry(llm.RegistryOptions{})
+func (c *common) registry(log *slog.Logger) *llm.Registry {
+	return llm.NewRegistry(llm.RegistryOptions{AuthKeys: c.auth(log).Keys})
 }
 
 // newHarness wires a harness from the flags and the environment.
@@ -178,8 +182,11 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Memory:          mem,
 		MemoryIdle:      idle,
 		Subagents:       subagents,
-		Environ:         os.Environ(),
-		Logger:          log,
+		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
+		Environ:      append(os.Environ(), c.auth(log).Secrets()...),
+		Logger:       log,
+		MCP:          newMCP(log, abs, os.Environ()),
+		CommandHooks: commandHooks(abs),
 	})
 	return h, nil
 }
