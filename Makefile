@@ -5,7 +5,7 @@ PKGS    := ./...
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: deps-pi demo all build run test test-go test-node test-acp test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
+.PHONY: deps-pi deps-mcp demo all build run test test-go test-node test-acp test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
 
 all: build
 
@@ -22,13 +22,20 @@ demo: build
 # Every test: Go (with the race detector), the Node clients, the editors.
 test: build test-go test-node test-acp test-vscode test-neovim
 
-test-go: deps-pi
+test-go: deps-pi deps-mcp
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 # pi 0.73.1 for the interop tests (internal/pitest finds it here).
 deps-pi:
 	@if [ -f test/pi/package-lock.json ] && [ ! -x test/pi/node_modules/.bin/pi ]; then \
 	  npm ci --prefix test/pi --no-audit --no-fund >/dev/null; fi
+
+# The real MCP servers of the MCP tests (mcp/, test/integration), pinned in
+# test/mcp/package-lock.json; installed again only when the lockfile changed.
+deps-mcp:
+	@if command -v npm >/dev/null && [ -f test/mcp/package-lock.json ] && \
+	  ! [ test/mcp/node_modules/.package-lock.json -nt test/mcp/package-lock.json ]; then \
+	  npm ci --prefix test/mcp --no-audit --no-fund >/dev/null; fi
 
 # npm ci only when the lockfile changed since the last install; fakellm is
 # built once here instead of once per test process.

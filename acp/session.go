@@ -89,6 +89,7 @@ func (a *agent) newSess(cwd string, mcp []sdk.McpServer) (*sess, error) {
 		return nil, &sdk.RequestError{Code: -32603, Message: fmt.Sprintf("starting the harness: %v", err)}
 	}
 	s.h = h
+	useSessionMCP(h, mcp)
 	return s, nil
 }
 

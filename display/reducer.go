@@ -271,6 +271,10 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 			r.st.Yolo = ev.Yolo
 			r.set(path("yolo"), ev.Yolo)
 		}
+		if ev.Sandbox != "" && ev.Sandbox != r.st.Sandbox {
+			r.st.Sandbox = ev.Sandbox
+			r.set(path("sandbox"), ev.Sandbox)
+		}
 		return true
 	case harness.EvModel:
 		if ev.Model != r.st.Model {
@@ -301,8 +305,11 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		r.resetState(info)
 		r.resync = true
 		return true
-	case harness.EvError:
+	case harness.EvError, harness.EvMCPServer:
 		r.addError(ev.Error)
+		return true
+	case harness.EvNotice:
+		r.pushItem(Item{Kind: KindInfo, Text: "⚠ " + ev.Notice})
 		return true
 	}
 	return false

@@ -44,6 +44,7 @@ type State struct {
 	Phase         harness.Phase           `json:"phase"`
 	Mode          Mode                    `json:"mode"`
 	Yolo          bool                    `json:"yolo"`
+	Sandbox       string                  `json:"sandbox"` // sandbox mode of commands: workspace-write|read-only|off|unavailable
 	Model         string                  `json:"model"`
 	ThinkingLevel llm.ThinkingLevel       `json:"thinkingLevel"`
 	Items         []Item                  `json:"items"`

@@ -83,12 +83,17 @@ type ExecRequest struct {
 	Cwd     string            // "" = the env's cwd
 	Env     map[string]string // added to the environment
 	Timeout time.Duration     // 0 = none (the context still bounds it)
+	// Sandbox, when set and not off, runs the command under Landlock
+	// through the sandbox helper (Local.SandboxHelper).
+	Sandbox *SandboxPolicy
 }
 
 // ExecResult is how a command ended. A command killed by abort or timeout
 // also returns an *Error with CodeAborted or CodeTimeout.
 type ExecResult struct {
 	ExitCode int // -1 when killed
+	// Sandboxed is the sandbox mode the command ran under ("" = none).
+	Sandboxed SandboxMode
 }
 
 // Shell runs commands. onOutput receives stdout and stderr interleaved, as

@@ -49,6 +49,14 @@ func (l *Local) Exec(ctx context.Context, req ExecRequest, onOutput func([]byte)
 	}
 
 	cmd := exec.Command(l.shell, "-c", req.Command)
+	sandboxed := SandboxMode("")
+	if p := req.Sandbox; p != nil && p.Mode != SandboxOff && p.Mode != "" {
+		if l.SandboxHelper == "" {
+			return ExecResult{ExitCode: -1}, &Error{Code: CodeInvalid, Op: "exec", Err: errors.New("sandbox: no sandbox helper is configured")}
+		}
+		cmd = exec.Command(l.SandboxHelper, append(sandboxArgs(*p), l.shell, "-c", req.Command)...)
+		sandboxed = p.Mode
+	}
 	cmd.Dir = dir
 	cmd.Env = mergeEnv(os.Environ(), req.Env)
 	w := &callbackWriter{fn: onOutput}
@@ -112,7 +120,7 @@ func (l *Local) Exec(ctx context.Context, req ExecRequest, onOutput func([]byte)
 		if cmd.ProcessState != nil {
 			code = cmd.ProcessState.ExitCode()
 		}
-		return ExecResult{ExitCode: code}, nil
+		return ExecResult{ExitCode: code, Sandboxed: sandboxed}, nil
 	default:
 		return ExecResult{ExitCode: -1}, wrap("exec", dir, waitErr)
 	}

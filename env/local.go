@@ -28,6 +28,10 @@ type Local struct {
 	// KillGrace is the wait between SIGTERM and SIGKILL when a command is
 	// aborted; 0 means DefaultKillGrace.
 	KillGrace time.Duration
+	// SandboxHelper is the executable whose SandboxExecCommand subcommand
+	// restricts itself and execs a sandboxed command (pi-lsp itself). A
+	// sandboxed request fails without it.
+	SandboxHelper string
 }
 
 var _ Env = (*Local)(nil)

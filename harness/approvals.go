@@ -32,13 +32,14 @@ const (
 
 // Allows reports whether the decision lets the call run.
 func (d Decision) Allows() bool {
-	return d == DecisionApprove || d == DecisionAlwaysAllowTool || d == DecisionAlwaysAllowCategory
+	return d == DecisionApprove || d == DecisionAlwaysAllowTool || d == DecisionAlwaysAllowCategory || d == DecisionAlwaysAllowPath
 }
 
 // Grants are the session-level "always allow" answers.
 type Grants struct {
-	Tools      []string `json:"tools"`
-	Categories []string `json:"categories"`
+	Tools      []string    `json:"tools"`
+	Categories []string    `json:"categories"`
+	Paths      []PathGrant `json:"paths,omitempty"` // outside the workspace
 }
 
 // Permissions are the standing policies and session grants. They are stored
@@ -85,6 +86,7 @@ func (p Permissions) clone() Permissions {
 	}
 	out.Grants.Tools = append([]string{}, p.Grants.Tools...)
 	out.Grants.Categories = append([]string{}, p.Grants.Categories...)
+	out.Grants.Paths = append([]PathGrant(nil), p.Grants.Paths...)
 	return out
 }
 
@@ -235,7 +237,20 @@ func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, di
 func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call, display string, sub *SubagentRef) (refusal string, rv *tools.Reviewed) {
 	name, cat := call.Name, t.Category()
 	h.mu.Lock()
-	v := resolveApproval(h.perms, h.yolo, name, cat)
+	grants := append([]PathGrant(nil), h.perms.Grants.Paths...)
+	h.mu.Unlock()
+	out := h.judgeAccesses(t, call, grants)
+	h.mu.Lock()
+	var v Verdict
+	if out != nil {
+		// Outside the workspace: a deny still denies, anything else asks,
+		// under YOLO too.
+		if v = resolveApproval(h.perms, false, name, cat); v.Policy != PolicyDeny {
+			v = Verdict{PolicyAsk, "outside the workspace"}
+		}
+	} else {
+		v = resolveApproval(h.perms, h.yolo, name, cat)
+	}
 	h.mu.Unlock()
 	switch v.Policy {
 	case PolicyAllow:
@@ -245,10 +260,17 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 	}
 	ui := h.getUI()
 	if ui == nil {
+		if out != nil {
+			return outsideRefusal(name, out, "no client that can approve is connected"), nil
+		}
 		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat), nil
 	}
 	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: call.Args, Display: display, Subagent: sub,
 		Preview: h.previewFor(ctx, call)}
+	if out != nil {
+		req.OutsideWorkspace, req.ResolvedPath, req.Access = true, out.resolved, accessWord(out.write)
+		req.Display = fmt.Sprintf("OUTSIDE THE WORKSPACE: %s %s\n%s", accessWord(out.write), out.resolved, req.Display)
+	}
 	h.emit(Event{Type: EvApproval, ToolCallID: call.ID, ToolName: name, Approval: &req, Subagent: sub})
 	reply, err := askApproval(ctx, ui, req)
 	if err != nil {
@@ -258,6 +280,9 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 		}
 		h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: decision, Subagent: sub})
 		if errors.Is(err, tools.ErrNoUI) {
+			if out != nil {
+				return outsideRefusal(name, out, "the connected client cannot approve tool calls"), nil
+			}
 			return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and the connected client cannot approve tool calls. Do not retry it; explain what you wanted to do.", name, cat), nil
 		}
 		if ctx.Err() != nil {
@@ -277,10 +302,29 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 	switch {
 	case d == DecisionApprove:
 		return "", rv
+	case d == DecisionAlwaysAllowPath:
+		if out != nil {
+			h.mu.Lock()
+			h.grantPathLocked(out)
+			h.mu.Unlock()
+			h.persistPermissions(ctx)
+		}
+		return "", rv
 	case d.Allows():
 		h.grant(ctx, name, cat, d)
 		return "", rv
 	default:
 		return declineText(name, reply.Feedback), nil
 	}
+}
+
+func accessWord(write bool) string {
+	if write {
+		return "write"
+	}
+	return "read"
+}
+
+func outsideRefusal(name string, o *outsideAccess, why string) string {
+	return fmt.Sprintf("Tool call declined: %s would %s %s, which is outside the workspace, and %s. Do not retry it; ask the user to add the directory as a root (--root DIR or permissions.roots in ~/.pi/agent/pi-lsp.json) if it is needed.", name, accessWord(o.write), o.resolved, why)
 }

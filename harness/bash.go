@@ -47,8 +47,16 @@ func (h *Harness) Bash(ctx context.Context, command string, excludeFromContext b
 		return BashResult{}, err
 	}
 	capture := tools.NewOutputCapture() // the bash tool's limits and temp file
-	res, err := h.cfg.Env.Exec(ctx, env.ExecRequest{Command: command}, capture.Write)
+	res, err := h.commandEnv().Exec(ctx, env.ExecRequest{Command: command}, capture.Write)
 	text, truncated, fullPath := capture.Finish()
+	h.trackSpill(fullPath)
+	if err == nil && res.ExitCode != 0 && res.Sandboxed != "" && env.LooksDenied(text) {
+		text += "\n\n" + env.SandboxRefusalHint(res.Sandboxed)
+	}
+	if env.CodeOf(err) == env.CodePermissionDenied {
+		// Refused before it ran (sandbox.required without Landlock).
+		return BashResult{}, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
 	r := BashResult{Truncated: truncated, FullOutputPath: fullPath}
 	switch {
 	case err == nil:

@@ -102,6 +102,7 @@ func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
 		return msgs, err
 	}
 	c, err := s.BuildContext(ctx)
+	h.reportSessionWarnings(s)
 	if err != nil {
 		return nil, err
 	}
@@ -272,8 +273,9 @@ func (h *Harness) compactLocked(ctx context.Context, model llm.Model, reason, in
 		Summary: fmt.Sprintf("summarizing %d messages (%d tokens)", len(prep.ToSummarize)+len(prep.TurnPrefix), prep.TokensBefore)})
 	var res compaction.Result
 	cancelled := false
+	hookCtx := context.WithValue(ctx, compactReasonKey{}, reason)
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeCompact) {
-		v := fn(ctx, prep)
+		v := fn(hookCtx, prep)
 		if v.Cancel {
 			cancelled = true
 			break

@@ -47,6 +47,7 @@ const (
 	EvError            EventType = "error"
 	EvSkills           EventType = "skills_changed"
 	EvMemory           EventType = "memory_update" // Memory set; Reason: buffer|observe|activate|reflect|configure|restore; Summary: start|end
+	EvNotice           EventType = "notice"        // Notice: something the user must be told once (a warning)
 )
 
 // Phase is the harness phase. Entry points that need PhaseIdle answer busy.
@@ -70,6 +71,11 @@ type ApprovalRequest struct {
 	Display    string          `json:"display"`
 	// Preview, for edit and write, is the change the call would make.
 	Preview *tools.Preview `json:"preview,omitempty"`
+	// OutsideWorkspace is set when the call reads or writes ResolvedPath
+	// (links resolved) outside the workspace roots; Access is read|write.
+	OutsideWorkspace bool   `json:"outsideWorkspace"`
+	ResolvedPath     string `json:"resolvedPath,omitempty"`
+	Access           string `json:"access,omitempty"`
 	// Subagent names the child whose call this is (nil for the agent's own).
 	Subagent *SubagentRef `json:"subagent,omitempty"`
 }
@@ -126,8 +132,10 @@ type Event struct {
 	Plan       *tools.Plan       `json:"plan,omitempty"`
 	Tasks      []tools.Task      `json:"tasks,omitempty"`
 	Mode       string            `json:"mode,omitempty"`
-	Yolo       bool              `json:"yolo,omitempty"` // mode_change: YOLO is on
-	Name       string            `json:"name,omitempty"` // session_info: the session's name
+	Yolo       bool              `json:"yolo,omitempty"`    // mode_change: YOLO is on
+	Sandbox    string            `json:"sandbox,omitempty"` // mode_change: the sandbox mode of commands (workspace-write|read-only|off|unavailable)
+	Notice     string            `json:"notice,omitempty"`  // notice: the text
+	Name       string            `json:"name,omitempty"`    // session_info: the session's name
 	Model      string            `json:"model,omitempty"`
 	Thinking   llm.ThinkingLevel `json:"thinkingLevel,omitempty"`
 	Tokens     *Tokens           `json:"tokens,omitempty"`

@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/mcp"
 	"github.com/pi-lsp/pi-lsp/memory"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
@@ -41,13 +42,32 @@ type Config struct {
 	SkillPaths   []string // $PI_LSP_SKILLS and --skill
 	DefaultModel string   // provider/id; "" = the registry's default
 	Yolo         bool
-	Tools        []tools.Tool // nil = tools.Builtins()
-	Modes        []Mode       // nil = DefaultModes()
-	Environ      []string     // names the secrets masked in provider errors before they are stored
-	Logger       *slog.Logger
-	Now          func() time.Time
+	// Roots are workspace roots besides the cwd (--root, permissions.roots).
+	Roots []string
+	// AllowOutside lets tools reach paths outside the workspace without
+	// asking (--allow-outside, permissions.outsideWorkspace "allow").
+	AllowOutside bool
+	// Sandbox configures the Landlock sandbox of bash and agent/bash.
+	Sandbox env.SandboxSettings
+	// Policies are the standing tool and category policies of the user's
+	// settings (and the denies of the project's): a new session starts
+	// with them, and their denies hold in every session.
+	Policies Policies
+	// Notices are told to the user once the editor is connected (ignored
+	// project settings, for example).
+	Notices []string
+	Tools   []tools.Tool // nil = tools.Builtins()
+	Modes   []Mode       // nil = DefaultModes()
+	Environ []string     // names the secrets masked in provider errors before they are stored
+	Logger  *slog.Logger
+	Now     func() time.Time
 	// BudgetOverrides are per-model compaction settings, keyed by provider/id.
 	BudgetOverrides map[string]compaction.Settings
+	// MCP, if set, is the workspace's MCP servers (started at the first
+	// turn; Close closes it).
+	MCP *mcp.Manager
+	// CommandHooks, if set, are the settings' shell-command hooks.
+	CommandHooks *CommandHooks
 	// Memory is the memory mode of sessions that chose none (--memory,
 	// settings); MemoryIdle overrides the idle trigger per model.
 	Memory     memory.Settings
@@ -63,6 +83,9 @@ type Harness struct {
 	log    *slog.Logger
 	redact *tools.Redactor
 	tools  []tools.Tool
+	ws     *env.Workspace
+	// sandbox probes Landlock once and warns once when it is missing.
+	sandbox sandboxProbe
 
 	subMu sync.Mutex
 	subs  map[int]func(Event)
@@ -70,6 +93,8 @@ type Harness struct {
 	seq   uint64
 
 	hooks hooks
+	mcpState
+	hookState
 
 	createMu sync.Mutex // serializes ensureSession
 
@@ -89,6 +114,12 @@ type Harness struct {
 	autoCompact bool
 	compactions int
 	ui          UI
+	notices     []string // notices given (EvNotice), for late clients
+	// pendingNotices wait for the session_change event of the session
+	// being opened.
+	pendingNotices []string
+	warnReported   int      // session warnings already given as notices
+	spills         []string // bash spill files of the current session
 
 	steering []llm.Message
 	followUp []llm.Message
@@ -103,8 +134,9 @@ type Harness struct {
 	skillsRes   *skills.Result
 	skillsDirty bool
 
-	mem memoryHolder  // observational memory (memory.go)
-	sa  subagentState // subagents: see subagent.go
+	startedSessions map[string]bool // sessions whose session_start hooks ran
+	mem             memoryHolder    // observational memory (memory.go)
+	sa              subagentState   // subagents: see subagent.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one
@@ -128,15 +160,20 @@ func New(cfg Config) *Harness {
 		log:         cfg.Logger,
 		redact:      tools.NewRedactor(cfg.Environ),
 		tools:       ts,
+		ws:          newWorkspace(cfg),
 		subs:        map[int]func(Event){},
 		phase:       PhaseIdle,
 		thinking:    llm.ThinkingOff,
 		mode:        cfg.Modes[0].ID,
 		modeModels:  map[string]string{},
 		yolo:        cfg.Yolo,
-		perms:       DefaultPermissions(),
+		perms:       cfg.Policies.apply(DefaultPermissions()),
+		notices:     append([]string(nil), cfg.Notices...),
 		autoCompact: true,
 		skillsDirty: true,
+	}
+	if cfg.CommandHooks != nil {
+		h.installCommandHooks(cfg.CommandHooks)
 	}
 	return h
 }
@@ -232,11 +269,15 @@ func (h *Harness) Close() error {
 	h.mu.Unlock()
 	h.Abort()
 	h.waitRun()
+	if h.cfg.MCP != nil {
+		h.cfg.MCP.Close()
+	}
 	h.closeMemory()
 	h.mu.Lock()
 	s := h.sess
 	h.sess = nil
 	h.mu.Unlock()
+	h.removeSpills()
 	if s != nil {
 		return s.Close()
 	}

@@ -15,6 +15,26 @@ type AgentStart struct {
 	Prompt       []llm.Message
 	SystemPrompt string
 	Extra        []llm.Message
+	// Block, if set, refuses the prompt: it is not recorded and the run
+	// ends with an error event carrying this reason.
+	Block string
+}
+
+// SessionStart is what a session_start hook sees: the session a run is
+// about to use for the first time in this process ("startup" for a new
+// session, "resume" for one with history). Extra messages are recorded
+// before the prompt.
+type SessionStart struct {
+	SessionID string
+	Source    string
+	Extra     []llm.Message
+}
+
+// AgentEndVerdict is an agent_end hook's answer when the model stopped on
+// its own: Continue keeps the run going with Reason as a user message.
+type AgentEndVerdict struct {
+	Continue bool
+	Reason   string
 }
 
 // ToolCallVerdict is a tool_call hook's answer: Block stops the call, and
@@ -48,6 +68,61 @@ type hooks struct {
 	toolCall              []func(context.Context, tools.Call) ToolCallVerdict
 	toolResult            []func(context.Context, tools.Call, tools.Result) ToolResultVerdict
 	beforeCompact         []func(context.Context, *compaction.Preparation) CompactVerdict
+	sessionStart          []func(context.Context, *SessionStart)
+	agentEnd              []func(ctx context.Context, stopReason string, continued bool) AgentEndVerdict
+}
+
+// OnSessionStart registers a session_start hook: it runs at the start of
+// the first run of each session in this process.
+func (h *Harness) OnSessionStart(fn func(context.Context, *SessionStart)) {
+	h.hooks.mu.Lock()
+	defer h.hooks.mu.Unlock()
+	h.hooks.sessionStart = append(h.hooks.sessionStart, fn)
+}
+
+// OnAgentEnd registers an agent_end hook: it runs when the model stopped
+// without asking for tools and nothing is queued, and may keep the run
+// going. continued says an agent_end hook already continued this run.
+func (h *Harness) OnAgentEnd(fn func(ctx context.Context, stopReason string, continued bool) AgentEndVerdict) {
+	h.hooks.mu.Lock()
+	defer h.hooks.mu.Unlock()
+	h.hooks.agentEnd = append(h.hooks.agentEnd, fn)
+}
+
+func (h *Harness) runAgentEndHooks(ctx context.Context, stopReason string, continued bool) AgentEndVerdict {
+	for _, fn := range snapshot(&h.hooks.mu, h.hooks.agentEnd) {
+		if v := fn(ctx, stopReason, continued); v.Continue {
+			return v
+		}
+	}
+	return AgentEndVerdict{}
+}
+
+// runSessionStartHooks runs the session_start hooks once per session.
+func (h *Harness) runSessionStartHooks(ctx context.Context) []llm.Message {
+	fns := snapshot(&h.hooks.mu, h.hooks.sessionStart)
+	s := h.Session()
+	if len(fns) == 0 || s == nil {
+		return nil
+	}
+	h.mu.Lock()
+	if h.startedSessions == nil {
+		h.startedSessions = map[string]bool{}
+	}
+	seen := h.startedSessions[s.ID()]
+	h.startedSessions[s.ID()] = true
+	h.mu.Unlock()
+	if seen {
+		return nil
+	}
+	st := &SessionStart{SessionID: s.ID(), Source: "startup"}
+	if msgs, err := h.contextMessages(ctx); err == nil && len(msgs) > 0 {
+		st.Source = "resume"
+	}
+	for _, fn := range fns {
+		fn(ctx, st)
+	}
+	return st.Extra
 }
 
 // OnBeforeAgentStart registers a before_agent_start hook.
@@ -127,4 +202,15 @@ func (h *Harness) runToolResultHooks(ctx context.Context, call tools.Call, res t
 		terminate = terminate || v.Terminate
 	}
 	return res, terminate
+}
+
+// compactReasonKey carries the compaction's reason ("threshold",
+// "overflow", "manual") to session_before_compact hooks.
+type compactReasonKey struct{}
+
+// CompactReason is the reason of the compaction a session_before_compact
+// hook runs for ("" outside one).
+func CompactReason(ctx context.Context) string {
+	r, _ := ctx.Value(compactReasonKey{}).(string)
+	return r
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
@@ -101,10 +102,23 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 	}()
 	h.emit(Event{Type: EvAgentStart, Model: model.Ref()})
 
-	start := &AgentStart{Prompt: prompts}
+	start := &AgentStart{Prompt: prompts, Extra: h.runSessionStartHooks(ctx)}
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeAgentStart) {
 		fn(ctx, start)
 	}
+	if start.Block != "" {
+		h.fail(fmt.Errorf("prompt blocked by a hook: %s", start.Block))
+		endReason = "blocked"
+		return
+	}
+	// A context that cannot be built fails the prompt before anything is
+	// appended for it.
+	if _, err := h.contextMessages(ctx); err != nil {
+		h.fail(fmt.Errorf("build context: %w", err))
+		endReason = "error"
+		return
+	}
+	stopContinued := false
 	for _, m := range append(start.Extra, start.Prompt...) {
 		if err := h.recordMessage(ctx, m); err != nil {
 			h.fail(fmt.Errorf("record prompt: %w", err))
@@ -157,7 +171,11 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		if msg.StopReason == llm.StopAborted || msg.StopReason == llm.StopError {
 			// Every tool call gets a result, so the next turn is valid for any provider.
 			for _, c := range calls {
-				h.recordToolResult(context.Background(), c, cancelledResult(msg.StopReason))
+				res := cancelledResult(msg.StopReason)
+				if c.CutOff && msg.StopReason == llm.StopError {
+					res = errorResult(cutOffText(c.Name))
+				}
+				h.recordToolResult(context.Background(), c, res)
 			}
 			h.emit(Event{Type: EvTurnEnd})
 			if msg.StopReason == llm.StopError {
@@ -193,6 +211,14 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		if fu := h.takeFollowUp(); len(fu) > 0 {
 			h.emitQueue()
 			if !h.recordAll(ctx, fu) {
+				endReason = "error"
+				return
+			}
+			continue
+		}
+		if v := h.runAgentEndHooks(ctx, string(msg.StopReason), stopContinued); v.Continue && ctx.Err() == nil {
+			stopContinued = true
+			if !h.recordAll(ctx, []llm.Message{llm.UserText(v.Reason, h.now())}) {
 				endReason = "error"
 				return
 			}
@@ -313,6 +339,7 @@ func (h *Harness) displayCopy(m llm.Message) llm.Message {
 // buildRequest rebuilds the context, the system prompt and the active tools
 // for one model call.
 func (h *Harness) buildRequest(ctx context.Context, model llm.Model, systemOverride string) (llm.Request, error) {
+	h.startMCP(ctx)
 	msgs, err := h.contextMessages(ctx)
 	if err != nil {
 		return llm.Request{}, fmt.Errorf("build context: %w", err)
@@ -395,6 +422,11 @@ func isContextOverflow(msg string) bool {
 	return false
 }
 
+// cutOffText is the tool error of a call whose arguments were cut off.
+func cutOffText(name string) string {
+	return fmt.Sprintf("Tool call not run: the %s call was cut off (the response ended before its arguments were complete, for example at the output token limit), so it was not executed. Repeat it with smaller arguments: split a large write into a smaller file first and append the rest with edit, or make several smaller calls.", name)
+}
+
 func cancelledResult(reason llm.StopReason) tools.Result {
 	text := "Tool call cancelled: the run was aborted before it ran."
 	if reason == llm.StopError {
@@ -419,7 +451,7 @@ func (h *Harness) executeTools(ctx context.Context, x *host, calls []llm.Content
 			h.recordToolResult(context.Background(), c, cancelledResult(llm.StopAborted))
 			continue
 		}
-		call := tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments}
+		call := tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments, CutOff: c.CutOff}
 		if len(call.Args) == 0 {
 			call.Args = json.RawMessage("{}")
 		}
@@ -432,6 +464,9 @@ func (h *Harness) executeTools(ctx context.Context, x *host, calls []llm.Content
 }
 
 func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]tools.Tool, call tools.Call) (tools.Result, bool) {
+	if call.CutOff {
+		return errorResult(cutOffText(call.Name)), false
+	}
 	t, ok := byName[call.Name]
 	if !ok {
 		return errorResult(fmt.Sprintf("Tool %q is not available in this mode. Available tools: %s.", call.Name, strings.Join(h.toolNames(), ", "))), false
@@ -451,8 +486,12 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 		return errorResult(refusal), false
 	}
 	call.Reviewed = rv
+	var e env.Env = h.cfg.Env
+	if t.Category() == tools.CategoryExecute {
+		e = h.commandEnv() // under the sandbox of the current mode
+	}
 	res := t.Execute(ctx, call, tools.Exec{
-		Env:  h.cfg.Env,
+		Env:  e,
 		Host: x,
 		Update: func(partial string) {
 			h.emit(Event{Type: EvToolUpdate, ToolCallID: call.ID, ToolName: call.Name, Output: partial})
@@ -509,6 +548,7 @@ func describeCall(call tools.Call) string {
 // recordToolResult records a tool result message and emits
 // tool_execution_end with the display-safe output.
 func (h *Harness) recordToolResult(ctx context.Context, c llm.ContentBlock, res tools.Result) {
+	h.trackSpill(spillOf(res))
 	m := llm.Message{Role: llm.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content, Details: res.Details, IsError: res.IsError, Timestamp: h.now()}
 	if m.Content == nil {
 		m.Content = []llm.ContentBlock{llm.TextBlock("")}

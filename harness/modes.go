@@ -111,7 +111,7 @@ func (h *Harness) SetYolo(ctx context.Context, on bool) {
 // emitMode reports the current mode and YOLO flag.
 func (h *Harness) emitMode() {
 	ms := h.ModeState()
-	h.emit(Event{Type: EvMode, Mode: ms.Mode, Yolo: ms.Yolo})
+	h.emit(Event{Type: EvMode, Mode: ms.Mode, Yolo: ms.Yolo, Sandbox: h.SandboxState().Mode})
 }
 
 // Model returns the current model, resolving the default when none is set.
@@ -236,7 +236,7 @@ func (h *Harness) activeTools() []tools.Tool {
 	m := h.modeByID(h.mode)
 	h.mu.Unlock()
 	var out []tools.Tool
-	for _, t := range h.tools {
+	for _, t := range append(h.tools[:len(h.tools):len(h.tools)], h.mcpTools()...) {
 		name := t.Definition().Name
 		if m != nil && m.Tools != nil && !contains(m.Tools, name) {
 			continue

@@ -30,6 +30,8 @@ type PromptOptions struct {
 	// Context are the editor's attachments (files, selections, images),
 	// added to the user message after its text (see contextBlocks).
 	Context []ContextItem
+	// Resources are MCP resources read and attached to the prompt.
+	Resources []ResourceRef
 }
 
 // Prompt starts a run with text, or — while a run is going — steers, queues
@@ -49,6 +51,11 @@ func (h *Harness) Prompt(ctx context.Context, text string, opts PromptOptions) (
 	if err != nil {
 		return "", err
 	}
+	res, err := h.resourceBlocks(ctx, opts.Resources)
+	if err != nil {
+		return "", err
+	}
+	msg.Content = append(msg.Content, res...)
 	if h.isRunning() {
 		switch opts.StreamingBehavior {
 		case "followUp":
@@ -64,9 +71,14 @@ func (h *Harness) Prompt(ctx context.Context, text string, opts PromptOptions) (
 }
 
 func (h *Harness) userMessage(ctx context.Context, text string, images []llm.ContentBlock) (llm.Message, error) {
-	expanded, err := h.expandInput(ctx, text)
+	expanded, isMCP, err := h.expandMCPCommand(ctx, text)
 	if err != nil {
 		return llm.Message{}, err
+	}
+	if !isMCP {
+		if expanded, err = h.expandInput(ctx, text); err != nil {
+			return llm.Message{}, err
+		}
 	}
 	m := llm.UserText(expanded, h.now())
 	m.Content = append(m.Content, images...)

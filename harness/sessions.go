@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 
 	"github.com/pi-lsp/pi-lsp/compaction"
 
@@ -91,7 +92,14 @@ func (h *Harness) OpenSession(ctx context.Context, path string) (SessionInfo, er
 func (h *Harness) ContinueRecent(ctx context.Context) (SessionInfo, error) {
 	list, err := session.List(ctx, h.sessionsRoot(), h.Cwd())
 	if err == nil && len(list) > 0 {
-		return h.OpenSession(ctx, list[0].Path)
+		info, err := h.OpenSession(ctx, list[0].Path)
+		var locked *session.LockedError
+		if !errors.As(err, &locked) {
+			return info, err
+		}
+		// The newest session has a live writer: start a new one instead of
+		// failing, and say so.
+		h.sessionNotice(fmt.Sprintf("The most recent session %s is open in another pi-lsp process (pid %d); a new session was started instead.", list[0].Path, locked.PID))
 	}
 	return h.NewSession(ctx, "")
 }
@@ -128,6 +136,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	h.perms.Grants = Grants{} // session grants belong to the session they were given in
 	h.mu.Unlock()
 	if old != nil && old != s {
+		h.removeSpills()
 		if err := old.Close(); err != nil {
 			h.log.Warn("closing session", "err", err)
 		}
@@ -142,6 +151,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 		h.recordMemoryDefault(ctx)
 	}
 	h.emit(Event{Type: EvSession, SessionID: s.ID()})
+	h.flushSessionNotices(s)
 	// What restoreState brought back (or kept) from the session.
 	h.emitMode()
 	if m, ok := h.currentRef(); ok {
@@ -189,6 +199,8 @@ func (h *Harness) restoreState(ctx context.Context) {
 			h.mu.Unlock()
 		}
 	}
+	trusted, why := h.sessionTrust(s.Path())
+	dropped := false
 	h.mu.Lock()
 	if c.ThinkingLevel != "" {
 		h.thinking = llm.ThinkingLevel(c.ThinkingLevel)
@@ -202,7 +214,15 @@ func (h *Harness) restoreState(ctx context.Context) {
 			if st.ModeModels != nil {
 				h.modeModels = st.ModeModels
 			}
-			h.yolo = st.Yolo
+			switch {
+			case trusted:
+				h.yolo = st.Yolo
+			case st.Yolo && !h.cfg.Yolo:
+				dropped = true
+				h.yolo = h.cfg.Yolo
+			default:
+				h.yolo = h.cfg.Yolo
+			}
 			if st.AutoCompact != nil {
 				h.autoCompact = *st.AutoCompact
 			}
@@ -211,7 +231,14 @@ func (h *Harness) restoreState(ctx context.Context) {
 	if raw, ok := s.LatestCustom(customPermissions); ok {
 		var p Permissions
 		if json.Unmarshal(raw, &p) == nil {
-			h.perms = p.normalized()
+			if trusted {
+				h.perms = p.normalized()
+			} else {
+				var d bool
+				h.perms, d = narrowPermissions(h.cfg.Policies.apply(DefaultPermissions()), p.normalized())
+				dropped = dropped || d
+			}
+			h.perms = h.cfg.Policies.enforceDenies(h.perms)
 		}
 	}
 	if raw, ok := s.LatestCustom(customTasks); ok {
@@ -227,6 +254,9 @@ func (h *Harness) restoreState(ctx context.Context) {
 	// session stats.
 	h.cumulative, h.lastUsage = sum, last
 	h.mu.Unlock()
+	if dropped {
+		h.sessionNotice(untrustedNotice(s.Path(), why))
+	}
 }
 
 // recordInitialState writes the model, thinking level and mode into a new

@@ -20,6 +20,8 @@ type State struct {
 	MessageCount   int               `json:"messageCount"`
 	Mode           string            `json:"mode"`
 	Yolo           bool              `json:"yolo"`
+	Sandbox        SandboxState      `json:"sandbox"`
+	Workspace      []string          `json:"workspaceRoots"`
 	Tokens         Tokens            `json:"tokens"`
 	ContextTokens  int               `json:"contextTokens"`
 	ContextWindow  int               `json:"contextWindow"`
@@ -38,6 +40,7 @@ func (h *Harness) State(ctx context.Context) State {
 	}
 	ms := h.ModeState()
 	st.Mode, st.Yolo = ms.Mode, ms.Yolo
+	st.Sandbox, st.Workspace = h.SandboxState(), h.ws.Roots()
 	st.MessageCount = h.messageCount(ctx)
 	st.Tokens = h.tokens(ctx, h.tailMessages(ctx))
 	st.ContextTokens, st.ContextWindow = st.Tokens.ContextTokens, st.Tokens.ContextWindow

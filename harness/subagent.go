@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
@@ -254,7 +255,14 @@ func (h *Harness) newChild(ctx context.Context, req tools.SubagentRequest, def s
 		model, notices = h.childModel(ctx, req, def, parentModel)
 	}
 
+	// The child keeps the parent's boundary and sandbox (read-only when the
+	// parent runs read-only, as in Plan mode).
+	sandbox := h.cfg.Sandbox
+	if h.configuredSandbox() == env.SandboxReadOnly {
+		sandbox.Mode = env.SandboxReadOnly
+	}
 	ch := New(Config{
+		Roots: h.cfg.Roots, AllowOutside: h.cfg.AllowOutside, Sandbox: sandbox, Policies: h.cfg.Policies,
 		Env: h.cfg.Env, Models: h.cfg.Models, Streamer: h.cfg.Streamer,
 		SessionsRoot: h.sessionsRoot(), AgentDir: h.cfg.AgentDir, SkillPaths: h.cfg.SkillPaths,
 		Tools: childTools, Modes: []Mode{{ID: "subagent", Name: "Subagent"}},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -63,7 +64,9 @@ func (c *Client) attempt(ctx context.Context, oa *openai.Client, params openai.C
 	// an event stream starts with a field name or a comment instead.
 	// Any bytes, SSE comments (keep-alives) included, restart the idle
 	// timer.
-	br := bufio.NewReader(idleReader{resp.Body, idle, c.idle})
+	ir := &idleReader{r: resp.Body, t: idle}
+	ir.d.Store(int64(c.idle))
+	br := bufio.NewReader(ir)
 	if first, err := firstByte(br); err == nil && first == '{' {
 		return c.readJSONAnswer(br, p, classify)
 	}
@@ -76,6 +79,20 @@ func (c *Client) attempt(ctx context.Context, oa *openai.Client, params openai.C
 		if p.done {
 			return nil
 		}
+		if p.finish != "" && p.sawUsage {
+			// A complete answer: some providers then hold the connection
+			// open without sending [DONE].
+			return nil
+		}
+		if p.finish != "" && ir.d.Load() != int64(finishGrace) {
+			// The finish reason came, the usage may follow: wait for it
+			// only briefly.
+			ir.d.Store(int64(finishGrace))
+			idle.Reset(finishGrace)
+		}
+	}
+	if p.finish != "" && errors.Is(context.Cause(actx), errIdle) && ctx.Err() == nil {
+		return nil // finished, and nothing more came within finishGrace
 	}
 	if err := dec.Err(); err != nil || actx.Err() != nil {
 		if err == nil {
@@ -127,13 +144,18 @@ func firstByte(br *bufio.Reader) (byte, error) {
 type idleReader struct {
 	r io.Reader
 	t *time.Timer
-	d time.Duration
+	d atomic.Int64 // the timeout, a time.Duration
 }
 
-func (ir idleReader) Read(p []byte) (int, error) {
+func (ir *idleReader) Read(p []byte) (int, error) {
 	n, err := ir.r.Read(p)
 	if n > 0 {
-		ir.t.Reset(ir.d)
+		ir.t.Reset(time.Duration(ir.d.Load()))
 	}
 	return n, err
 }
+
+// finishGrace is how long a stream may stay open after its finish reason
+// before the answer is taken as complete (the usage chunk normally follows
+// at once).
+const finishGrace = 2 * time.Second

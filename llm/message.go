@@ -57,6 +57,11 @@ type ContentBlock struct {
 	ID        string
 	Name      string
 	Arguments json.RawMessage // a JSON object; nil encodes as {}
+	// CutOff is set by the stream parser when the tool call's arguments
+	// were not a whole JSON object when the stream ended (finish_reason
+	// "length", a dropped stream): Arguments were closed as a best effort
+	// and must not be executed. It is not stored.
+	CutOff bool
 }
 
 // TextBlock returns a text content block.

@@ -31,6 +31,7 @@ type blockJSON struct {
 	ID                string          `json:"id"`
 	Name              string          `json:"name"`
 	Arguments         json.RawMessage `json:"arguments"`
+	CutOff            bool            `json:"-"` // never read: ContentBlock.CutOff is not stored
 }
 
 // UnmarshalJSON reads any block pi writes. Fields of other block types are

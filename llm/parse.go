@@ -86,6 +86,7 @@ type parser struct {
 	finish     string // the last finish_reason seen, raw
 	done       bool   // [DONE] seen
 	sawContent bool   // any text, thinking or tool call arrived
+	sawUsage   bool   // a usage object arrived
 }
 
 func newParser(msg *Message, emit func(Event), cost Cost) *parser {
@@ -226,6 +227,7 @@ func (p *parser) addToolCall(tc *wireToolCall) {
 // total when it gives one (it may count reasoning tokens that are outside
 // completion_tokens), else the sum.
 func (p *parser) setUsage(w *wireUsage) {
+	p.sawUsage = true
 	cached, cacheWrite := 0, 0
 	if d := w.PromptTokensDetails; d != nil {
 		if d.CachedTokens != nil {
@@ -263,7 +265,10 @@ func (p *parser) setUsage(w *wireUsage) {
 // finishToolCalls sets the final arguments of every tool call.
 func (p *parser) finishToolCalls() {
 	for _, t := range p.tools {
-		p.msg.Content[t.block].Arguments = finalArguments(t.args.String())
+		raw := t.args.String()
+		b := &p.msg.Content[t.block]
+		b.Arguments = finalArguments(raw)
+		b.CutOff = argumentsCutOff(raw)
 	}
 }
 
@@ -306,6 +311,18 @@ func finalArguments(s string) json.RawMessage {
 		return json.RawMessage(closed)
 	}
 	return json.RawMessage("{}")
+}
+
+// argumentsCutOff reports whether streamed argument text is not a whole
+// JSON object (nor one encoded as a JSON string): the stream ended inside it.
+// Empty arguments are a call without arguments, not a cut one.
+func argumentsCutOff(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || isObject(s) {
+		return false
+	}
+	var inner string
+	return json.Unmarshal([]byte(s), &inner) != nil || !isObject(inner)
 }
 
 func isObject(s string) bool {
@@ -387,6 +404,6 @@ func truncate(s string, n int) string {
 // reset forgets what a failed attempt left before any content (finish
 // reason, usage), so the retry starts clean.
 func (p *parser) reset() {
-	p.finish, p.done = "", false
+	p.finish, p.done, p.sawUsage = "", false, false
 	p.msg.Usage = Usage{}
 }

@@ -36,6 +36,9 @@ type RegistryOptions struct {
 	Environ []string
 	// Now is the clock of the cache (default time.Now).
 	Now func() time.Time
+	// AuthKeys are the API keys of pi's auth.json (ReadAuthFile), by
+	// provider: used after the environment, before models.json's apiKey.
+	AuthKeys map[string]string
 }
 
 // ModelInfo is a model of the registry and whether its provider has the
@@ -74,13 +77,15 @@ type Registry struct {
 	cached   *catalog
 	cachedAt time.Time
 
+	auth map[string]string // auth.json keys by provider
+
 	cmdMu  sync.Mutex
 	cmdOut map[string]string // output of "!command" values, as pi caches them for the process
 }
 
 // NewRegistry returns a registry; nothing is read until it is used.
 func NewRegistry(opts RegistryOptions) *Registry {
-	r := &Registry{path: opts.Path, environ: opts.Environ, now: opts.Now}
+	r := &Registry{path: opts.Path, environ: opts.Environ, now: opts.Now, auth: opts.AuthKeys}
 	if r.environ == nil {
 		r.environ = os.Environ()
 	}
@@ -145,7 +150,7 @@ func (r *Registry) Models(ctx context.Context) ([]ModelInfo, error) {
 	}
 	out := make([]ModelInfo, 0, len(c.entries))
 	for _, e := range c.entries {
-		out = append(out, ModelInfo{Model: e.model, Authenticated: e.prov.authenticated(r.env)})
+		out = append(out, ModelInfo{Model: e.model, Authenticated: r.authed(e.prov)})
 	}
 	return out, c.err
 }
@@ -164,7 +169,7 @@ func (r *Registry) Providers(ctx context.Context) ([]ProviderInfo, error) {
 	out := make([]ProviderInfo, 0, len(c.providers))
 	for _, p := range c.providers {
 		out = append(out, ProviderInfo{Name: p.name, BaseURL: p.baseURL, API: p.api,
-			Authenticated: p.authenticated(r.env), KeyEnv: p.keyEnv, Builtin: p.builtin, FromFile: p.fromFile,
+			Authenticated: r.authed(p), KeyEnv: p.keyEnv, Builtin: p.builtin, FromFile: p.fromFile,
 			Models: counts[p]})
 	}
 	return out, c.err
@@ -203,12 +208,12 @@ func (r *Registry) Default(ctx context.Context) (Model, error) {
 		return Model{}, c.err
 	}
 	for _, e := range c.entries {
-		if e.fromFile && e.prov.authenticated(r.env) {
+		if e.fromFile && r.authed(e.prov) {
 			return r.resolve(ctx, e)
 		}
 	}
 	for _, e := range c.entries {
-		if !e.fromFile && !e.prov.keyless && e.prov.authenticated(r.env) {
+		if !e.fromFile && !e.prov.keyless && r.authed(e.prov) {
 			return r.resolve(ctx, e)
 		}
 	}
@@ -255,16 +260,14 @@ func (r *Registry) value(ctx context.Context, v string) (string, error) {
 func (r *Registry) resolve(ctx context.Context, e entry) (Model, error) {
 	m := e.model
 	p := e.prov
-	if !p.authenticated(r.env) {
+	if !r.authed(p) {
 		return Model{}, fmt.Errorf("%w: %s needs an API key: %s", ErrNoModel, m.Ref(), r.keyHint(p))
 	}
-	if p.apiKey != "" {
-		key, err := r.value(ctx, p.apiKey)
-		if err != nil {
-			return Model{}, fmt.Errorf("%s: apiKey: %w", m.Ref(), err)
-		}
-		m.APIKey = key
+	key, err := r.apiKey(ctx, p)
+	if err != nil {
+		return Model{}, fmt.Errorf("%s: apiKey: %w", m.Ref(), err)
 	}
+	m.APIKey = key
 	hs := maps.Clone(p.headers)
 	if hs == nil && len(e.headers) > 0 {
 		hs = map[string]string{}

@@ -16,6 +16,8 @@ type ApprovalParams struct {
 	// Subagent names the child whose call this is (absent for the agent's
 	// own calls).
 	Subagent *ApprovalSubagent `json:"subagent,omitempty"`
+	// The workspace boundary: outsideWorkspace, resolvedPath, access.
+	ApprovalBoundary
 }
 
 // ApprovalSubagent is the subagent a call to approve belongs to.

@@ -62,7 +62,8 @@ func toSessions(list []session.Info) []protocol.SessionInfo {
 }
 
 func toApprovalParams(req harness.ApprovalRequest) protocol.ApprovalParams {
-	p := protocol.ApprovalParams{ToolCallID: req.ToolCallID, ToolName: req.ToolName, Category: req.Category, Args: req.Args, Display: req.Display}
+	p := protocol.ApprovalParams{ToolCallID: req.ToolCallID, ToolName: req.ToolName, Category: req.Category, Args: req.Args, Display: req.Display,
+		ApprovalBoundary: protocol.ApprovalBoundary{OutsideWorkspace: req.OutsideWorkspace, ResolvedPath: req.ResolvedPath, Access: req.Access}}
 	if s := req.Subagent; s != nil {
 		p.Subagent = &protocol.ApprovalSubagent{Agent: s.Agent, ToolCallID: s.ToolCallID, Session: s.Session, SessionID: s.SessionID, Fork: s.Fork}
 	}

@@ -24,6 +24,7 @@ const (
 	CodeNoModel              = -32003
 	CodeLocked               = -32004
 	CodeNotFound             = -32005
+	CodeNotSession           = -32006 // a file opened as a session is not one
 )
 
 // Error is a JSON-RPC error a handler returns to choose the code, message

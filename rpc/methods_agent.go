@@ -29,8 +29,9 @@ func (a *agent) registerAgent(s *Server) {
 			Data     string `json:"data"`
 			MimeType string `json:"mimeType"`
 		} `json:"images"`
-		StreamingBehavior string                 `json:"streamingBehavior"`
-		Context           []protocol.ContextItem `json:"context"`
+		StreamingBehavior string                    `json:"streamingBehavior"`
+		Context           []protocol.ContextItem    `json:"context"`
+		Resources         []protocol.PromptResource `json:"resources"`
 	}) (any, error) {
 		if err := (textParams{p.Text}).check(); err != nil {
 			return nil, err
@@ -47,7 +48,14 @@ func (a *agent) registerAgent(s *Server) {
 		default:
 			return nil, ErrInvalidParams(`"streamingBehavior" must be "steer", "followUp" or "interrupt"`)
 		}
-		d, err := h.Prompt(ctx, p.Text, harness.PromptOptions{Images: imgs, StreamingBehavior: p.StreamingBehavior, Context: contextItems(p.Context)})
+		var res []harness.ResourceRef
+		for i, r := range p.Resources {
+			if r.URI == "" {
+				return nil, ErrInvalidParams("resources[" + strconv.Itoa(i) + "] needs a uri")
+			}
+			res = append(res, harness.ResourceRef{Server: r.Server, URI: r.URI})
+		}
+		d, err := h.Prompt(ctx, p.Text, harness.PromptOptions{Images: imgs, StreamingBehavior: p.StreamingBehavior, Context: contextItems(p.Context), Resources: res})
 		if err != nil {
 			return nil, err
 		}

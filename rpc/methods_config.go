@@ -6,6 +6,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/skills"
 )
 
 func (a *agent) registerConfig(s *Server) {
@@ -103,7 +104,11 @@ func (a *agent) registerConfig(s *Server) {
 		return toTemplatesList(h.Skills(ctx).Templates), nil
 	}))
 	s.Register("commands/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		res := toCommandsList(h.Skills(ctx).Commands())
+		var cs []skills.Command
+		for _, c := range h.Commands(ctx) { // templates, skills, prompts of ready MCP servers
+			cs = append(cs, skills.Command{Name: c.Name, Description: c.Description, Kind: c.Kind, Source: c.Source, Path: c.Path, ArgumentHint: c.ArgumentHint})
+		}
+		res := toCommandsList(cs)
 		builtins := make([]protocol.Command, 0, len(res.Commands)+6)
 		for _, b := range harness.BuiltinCommands() {
 			builtins = append(builtins, protocol.Command{Name: b.Name, Description: b.Description, Kind: b.Kind, ArgumentHint: b.ArgumentHint})

@@ -87,7 +87,7 @@ func (u clientUI) RequestReview(ctx context.Context, req harness.ApprovalRequest
 	}
 	r := harness.ApprovalReply{Decision: harness.Decision(resp.Decision), Feedback: resp.Feedback}
 	switch r.Decision {
-	case harness.DecisionApprove, harness.DecisionDecline, harness.DecisionAlwaysAllowTool, harness.DecisionAlwaysAllowCategory:
+	case harness.DecisionApprove, harness.DecisionDecline, harness.DecisionAlwaysAllowTool, harness.DecisionAlwaysAllowCategory, harness.DecisionAlwaysAllowPath:
 	default:
 		u.c.Log(slog.LevelWarn, fmt.Sprintf("ui/requestApproval: unknown decision %q: the call is declined", resp.Decision))
 		r.Decision = harness.DecisionDecline

@@ -36,6 +36,9 @@ type AgentOptions struct {
 	SessionsRoot string
 	// DisplayClock is the display schedulers' clock (tests); nil = wall clock.
 	DisplayClock display.Clock
+	// Masker masks secrets in every outgoing message (nil: the process
+	// environment's secrets).
+	Masker Masker
 }
 
 // agent is the state shared by the method handlers of one server: its
@@ -61,7 +64,8 @@ type attachment struct {
 func NewAgentServer(o AgentOptions) *Server {
 	a := &agent{opts: o, conns: map[*Client]*attachment{}}
 	s := NewServer(Options{
-		Name: o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
+		Masker: o.Masker,
+		Name:   o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
 		OnInitialize: a.initialize,
 		OnShutdown: func(ctx context.Context, c *Client) error {
 			if h := a.harness(c); h != nil {
@@ -161,6 +165,8 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 			return
 		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills, harness.EvMemory:
 			prog.add(ev)
+		case harness.EvNotice:
+			c.Log(slog.LevelWarn, ev.Notice)
 		}
 		r.Apply(ev)
 		if ev.Type == harness.EvAgentEnd && r.ItemCount() > 2*display.DefaultItems {
@@ -188,7 +194,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	// Seed the display with the state the session step left.
 	seedDisplay(ctx, r, h)
 	ms := h.ModeState()
-	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode, Yolo: ms.Yolo})
+	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode, Yolo: ms.Yolo, Sandbox: h.SandboxState().Mode})
 	if m, err := h.Model(ctx); err == nil {
 		r.Apply(harness.Event{Type: harness.EvModel, Model: m.Ref()})
 	}
@@ -198,8 +204,15 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	if mv, err := h.MemoryShow(ctx); err == nil && mv.Settings.Observational() {
 		r.Apply(harness.Event{Type: harness.EvMemory, Memory: &mv.Status})
 	}
+	// Notices given before the client was attached (settings, the session
+	// opened by initializationOptions.session).
+	for _, n := range h.Notices() {
+		r.Apply(harness.Event{Type: harness.EvNotice, Notice: n})
+		c.Log(slog.LevelWarn, n)
+	}
 	c.AttachDisplay(r)
 	c.AttachEvents(h)
+	logMCPDiagnostics(c, h)
 	return nil
 }
 
@@ -306,6 +319,8 @@ func (u clientUI) RequestApproval(ctx context.Context, req harness.ApprovalReque
 		return harness.DecisionAlwaysAllowTool, nil
 	case protocol.DecisionAlwaysAllowCategory:
 		return harness.DecisionAlwaysAllowCategory, nil
+	case protocol.DecisionAlwaysAllowPath:
+		return harness.DecisionAlwaysAllowPath, nil
 	default:
 		u.c.Log(slog.LevelWarn, fmt.Sprintf("ui/requestApproval: unknown decision %q: the call is declined", resp.Decision))
 		return harness.DecisionDecline, nil
@@ -360,6 +375,8 @@ func mapErr(err error) error {
 		return e
 	}
 	switch {
+	case errors.Is(err, session.ErrNotSession):
+		return &Error{Code: CodeNotSession, Message: err.Error()}
 	// Not found first: model/set of an unknown model wraps both.
 	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession), errors.Is(err, session.ErrNotFound),
 		errors.Is(err, fs.ErrNotExist):

@@ -141,6 +141,7 @@ func (a *agent) register(s *Server) {
 	a.registerAgent(s)
 	a.registerConfig(s)
 	a.registerEditor(s)
+	a.registerMCP(s)
 	a.registerHistory(s)
 	a.registerMemory(s)
 }

@@ -152,6 +152,12 @@ type decodeError struct {
 func decodeMessage(body []byte) (jsonrpc2.Message, *decodeError) {
 	msg, err := jsonrpc2.DecodeMessage(body)
 	if err == nil {
+		if _, isNote := msg.(*jsonrpc2.Notification); isNote && nullID(body) {
+			// "id": null is not a notification: the request cannot be
+			// answered by id, so it gets the invalid-request error with id
+			// null (JSON-RPC 2.0 §5).
+			return nil, &decodeError{code: CodeInvalidRequest, msg: `invalid request: "id" must be a string or an integer, got null`, reply: true}
+		}
 		return msg, nil
 	}
 	var v any
@@ -213,6 +219,20 @@ func decodeMessage(body []byte) (jsonrpc2.Message, *decodeError) {
 		}
 	}
 	return nil, de
+}
+
+// nullID reports whether the message object has an "id" member that is
+// null. Only notifications are checked, and only when the body names an id.
+func nullID(body []byte) bool {
+	if !bytes.Contains(body, []byte(`"id"`)) {
+		return false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return false
+	}
+	id, ok := top["id"]
+	return ok && string(bytes.TrimSpace(id)) == "null"
 }
 
 func jsonKind(v any) string {

@@ -106,6 +106,9 @@ func (s *Session) appendEntry(ctx context.Context, typ string, li lineInfo, body
 		return "", ErrClosed
 	}
 	if s.readOnly {
+		if s.newerFormat {
+			return "", &FormatError{Path: s.path, Version: s.fileVersion}
+		}
 		return "", ErrReadOnly
 	}
 	if err := s.catchUp(ctx, false); err != nil {

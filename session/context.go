@@ -43,25 +43,20 @@ func (s *Session) planContext() (plan, error) {
 	x := &s.idx
 	p := plan{compaction: none, model: none, thinking: none}
 	path := x.path(x.leaf)
-	ci := -1
-	for k, i := range path {
+	for _, i := range path {
 		switch r := &x.recs[i]; {
 		case r.kind == kThinking:
 			p.thinking = i
 		case r.kind == kModelChange, r.kind == kMessage && r.role == roleOf("assistant"):
 			p.model = i
-		case r.kind == kCompaction:
-			p.compaction, ci = i, k
 		}
 	}
+	ci, c := s.lastCompaction(path)
 	if ci < 0 {
 		p.emit = path
 		return p, nil
 	}
-	c, err := s.decode(p.compaction)
-	if err != nil {
-		return p, err
-	}
+	p.compaction = path[ci]
 	kept := false
 	for _, i := range path[:ci] {
 		if x.recs[i].id == c.FirstKeptEntryID {
@@ -76,23 +71,34 @@ func (s *Session) planContext() (plan, error) {
 	return p, nil
 }
 
+// lastCompaction is the index in path of the last compaction on it that
+// decodes, and the compaction (-1 and nil when there is none); one that
+// does not decode is left out with a warning.
+func (s *Session) lastCompaction(path []int32) (int, *Entry) {
+	for k := len(path) - 1; k >= 0; k-- {
+		if s.idx.recs[path[k]].kind != kCompaction {
+			continue
+		}
+		if c := s.decodeOrWarn(path[k]); c != nil {
+			return k, c
+		}
+	}
+	return -1, nil
+}
+
 // settings decodes the model and thinking level of a plan.
 func (s *Session) settings(p plan) (provider, modelID, thinking string, err error) {
 	thinking = "off"
 	if p.thinking != none {
-		e, err := s.decode(p.thinking)
-		if err != nil {
-			return "", "", "", err
+		if e := s.decodeOrWarn(p.thinking); e != nil {
+			thinking = e.ThinkingLevel
 		}
-		thinking = e.ThinkingLevel
 	}
 	if p.model != none {
 		if s.idx.recs[p.model].kind == kModelChange {
-			e, err := s.decode(p.model)
-			if err != nil {
-				return "", "", "", err
+			if e := s.decodeOrWarn(p.model); e != nil {
+				provider, modelID = e.Provider, e.ModelID
 			}
-			provider, modelID = e.Provider, e.ModelID
 		} else {
 			// Only the assistant's provider and model are needed: read them
 			// without decoding a possibly large message.
@@ -140,7 +146,7 @@ func (s *Session) BuildContext(ctx context.Context) (Context, error) {
 		return out, err
 	}
 	if p.compaction != none {
-		c, err := s.decode(p.compaction)
+		c, err := s.decode(p.compaction) // planContext decoded it
 		if err != nil {
 			return out, err
 		}
@@ -159,9 +165,8 @@ func (s *Session) BuildContext(ctx context.Context) (Context, error) {
 		}
 		m, ok, hit := s.cache.get(i)
 		if !hit {
-			e, err := s.decode(i)
-			if err != nil {
-				s.warn(err.Error() + " (left out of the context)")
+			e := s.decodeOrWarn(i)
+			if e == nil {
 				continue
 			}
 			m, ok = e.ContextMessage()
@@ -253,12 +258,10 @@ func (s *Session) LatestCustom(customType string) (json.RawMessage, bool) {
 	}
 	for i, steps := x.leaf, 0; i != none && steps <= len(x.recs); i, steps = x.recs[i].parent, steps+1 {
 		if r := &x.recs[i]; r.kind == kCustom && r.aux == want {
-			e, err := s.decode(i)
-			if err != nil {
-				s.warn(err.Error())
-				return nil, false
+			if e := s.decodeOrWarn(i); e != nil {
+				return e.Data, true
 			}
-			return e.Data, true
+			// A broken state entry: the one before it counts.
 		}
 	}
 	return nil, false
@@ -282,14 +285,7 @@ func (s *Session) ContextEntries(ctx context.Context) ([]*Entry, error) {
 	}
 	path := s.idx.path(s.idx.leaf)
 	start := 0
-	for k := len(path) - 1; k >= 0; k-- {
-		if s.idx.recs[path[k]].kind != kCompaction {
-			continue
-		}
-		c, err := s.decode(path[k])
-		if err != nil {
-			return nil, err
-		}
+	if k, c := s.lastCompaction(path); k >= 0 {
 		start = k
 		for j := range k {
 			if s.idx.recs[path[j]].id == c.FirstKeptEntryID {
@@ -297,7 +293,6 @@ func (s *Session) ContextEntries(ctx context.Context) ([]*Entry, error) {
 				break
 			}
 		}
-		break
 	}
 	out := make([]*Entry, 0, len(path)-start)
 	for k, i := range path[start:] {
@@ -308,18 +303,16 @@ func (s *Session) ContextEntries(ctx context.Context) ([]*Entry, error) {
 		}
 		r := &s.idx.recs[i]
 		if r.kind != kMessage {
-			e, err := s.decode(i)
-			if err != nil {
-				return nil, err
+			if e := s.decodeOrWarn(i); e != nil {
+				out = append(out, e)
 			}
-			out = append(out, e)
 			continue
 		}
 		m, ok, hit := s.cache.get(i)
 		if !hit {
-			e, err := s.decode(i)
-			if err != nil {
-				return nil, err
+			e := s.decodeOrWarn(i)
+			if e == nil {
+				continue
 			}
 			m, ok = e.ContextMessage()
 			s.cache.put(i, int(r.n), m, ok)

@@ -23,8 +23,11 @@
 //     exactly as pi's migrateSessionEntries does; sessions written here open
 //     in pi.
 //   - One writer at a time: a writable session holds a gofrs/flock lock on
-//     "<file>.lock" that records the owner's pid; a second writer gets a
-//     *LockedError naming it.
+//     the session file itself, so the lock is keyed by device and inode (a
+//     symlink or hard link finds it); it is taken only after the header was
+//     validated. A second writer gets a *LockedError naming the owner's pid.
+//   - A file whose version is above 3 is opened read-only: appends fail
+//     with a *FormatError.
 //
 // session imports no other pi-lsp package except llm (message types).
 package session

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -72,6 +73,7 @@ type rec struct {
 	kind    kind
 	role    uint8
 	aux     int32 // custom/custom_message: customType; unknown kind: type name (both in strs); assistant message: 1 + its index in usage, 0 if none
+	line    int32 // line number in the file (1 = the header), for warnings
 }
 
 type labelVal struct{ label, ts string }
@@ -208,13 +210,33 @@ func (x *index) after(i int32, line []byte) string {
 
 // finish resolves parents that appeared after their children and links
 // children in file order.
-func (x *index) finish() {
+func (x *index) finish() (warnings []string) {
+	type orphan struct {
+		i   int32
+		pid string
+	}
+	orphans := []orphan{}
 	for i, pid := range x.pending {
 		if p, ok := x.byID[pid]; ok && p != i {
 			x.recs[i].parent = p
+		} else if !ok {
+			orphans = append(orphans, orphan{i, pid})
 		}
 	}
 	x.pending = nil
+	// An entry whose parent is in no line (lost in a torn or corrupt line)
+	// is re-linked to the last entry before it in the file, so the history
+	// before the break stays on its branch.
+	sort.Slice(orphans, func(a, b int) bool { return orphans[a].i < orphans[b].i })
+	for _, o := range orphans {
+		if o.i == 0 {
+			continue
+		}
+		prev := o.i - 1
+		warnings = append(warnings, fmt.Sprintf("line %d: entry %s: its parent %s is in no line of the file (lost in a torn or corrupt line); re-linked to %s, the last entry before it (line %d)",
+			x.recs[o.i].line, x.recs[o.i].id, o.pid, x.recs[prev].id, x.recs[prev].line))
+		x.recs[o.i].parent = prev
+	}
 	for i := len(x.recs) - 1; i >= 0; i-- {
 		p := x.recs[i].parent
 		if p != none {
@@ -222,6 +244,7 @@ func (x *index) finish() {
 			x.recs[p].child = int32(i)
 		}
 	}
+	return warnings
 }
 
 // link appends record i to its parent's children (after finish).

@@ -18,9 +18,11 @@ func (s *Session) load(ctx context.Context) error {
 		return err
 	}
 	if !s.sawHeader {
-		return fmt.Errorf("session: %s: empty file, not a session", s.path)
+		return fmt.Errorf("session: %s: empty file: %w", s.path, ErrNotSession)
 	}
-	s.idx.finish()
+	for _, w := range s.idx.finish() {
+		s.warn(filepath.Base(s.path) + ": " + w)
+	}
 	return nil
 }
 
@@ -123,7 +125,7 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 	if !s.sawHeader {
 		h, ok := decodeHeader(body)
 		if !ok {
-			return fmt.Errorf("session: %s: line %d is not a session header", s.path, s.lineNo)
+			return fmt.Errorf("session: %s: line %d is not a session header: %w", s.path, s.lineNo, ErrNotSession)
 		}
 		s.sawHeader = true
 		s.fileVersion = h.Version
@@ -141,6 +143,9 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 	}
 	li, err := scanLine(body)
 	if err != nil {
+		if pieces := splitEntries(body); len(pieces) > 0 {
+			return s.scanPieces(body, off, pieces)
+		}
 		what := "corrupt line"
 		if last {
 			what = "torn or corrupt last line"
@@ -148,6 +153,37 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 		s.warn(fmt.Sprintf("%s: line %d: %s (%d bytes) skipped: %v", filepath.Base(s.path), s.lineNo, what, len(body), err))
 		return nil
 	}
+	return s.indexLine(li, body, off)
+}
+
+// scanPieces indexes the whole entries found in a line that is not one JSON
+// object: entries glued together (a missing newline), or a torn entry with
+// the next one written right after it.
+func (s *Session) scanPieces(body []byte, off int64, pieces [][2]int) error {
+	kept := 0
+	for _, p := range pieces {
+		kept += p[1] - p[0]
+	}
+	w := fmt.Sprintf("%s: line %d: %d entries glued on one line were split", filepath.Base(s.path), s.lineNo, len(pieces))
+	if dropped := len(bytes.TrimSpace(body)) - kept; dropped > 0 {
+		w = fmt.Sprintf("%s: line %d: %d bytes of a torn entry dropped; %d whole entries on the same line were kept", filepath.Base(s.path), s.lineNo, dropped, len(pieces))
+	}
+	s.warn(w)
+	for _, p := range pieces {
+		piece := body[p[0]:p[1]]
+		li, err := scanLine(piece)
+		if err != nil {
+			continue // splitEntries checked it
+		}
+		if err := s.indexLine(li, piece, off+int64(p[0])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indexLine adds one scanned entry line to the index.
+func (s *Session) indexLine(li lineInfo, body []byte, off int64) error {
 	if li.typ == TypeSession {
 		return nil // a repeated header (written by some pi versions): not an entry
 	}
@@ -155,7 +191,11 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 		s.warn(fmt.Sprintf("%s: line %d: entry without an id skipped", filepath.Base(s.path), s.lineNo))
 		return nil
 	}
-	if w := s.idx.add(li, body, off); w != "" {
+	w := s.idx.add(li, body, off)
+	if n := len(s.idx.recs); n > 0 && s.idx.recs[n-1].off == off {
+		s.idx.recs[n-1].line = int32(s.lineNo)
+	}
+	if w != "" {
 		s.warn(fmt.Sprintf("%s: line %d: %s", filepath.Base(s.path), s.lineNo, w))
 	}
 	return nil

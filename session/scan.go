@@ -420,3 +420,37 @@ func scanLine(line []byte) (li lineInfo, err error) {
 	}
 	return li, nil
 }
+
+// maxSplitTries bounds the candidate starts splitEntries tries on one line,
+// so a long corrupt line costs linear time, not quadratic.
+const maxSplitTries = 64
+
+// entryStart is how every entry line pi and pi-lsp write begins.
+var entryStart = []byte(`{"type":`)
+
+// splitEntries finds the whole entries in a line that is not one JSON
+// object: objects glued together, or a torn object followed by whole ones.
+// Each piece is a byte range holding one object of a known entry type with
+// an "id" that scanLine accepts (a tool call block inside a torn message has
+// an id too, but not an entry type). It returns nil when there is none.
+func splitEntries(line []byte) [][2]int {
+	var out [][2]int
+	tries := 0
+	for i := 0; i < len(line) && tries < maxSplitTries; {
+		j := bytes.Index(line[i:], entryStart)
+		if j < 0 {
+			break
+		}
+		start := i + j
+		tries++
+		if end, err := skipNested(line, start); err == nil {
+			if li, err := scanLine(line[start:end]); err == nil && li.hasID && kindOf(li.typ) != kUnknown {
+				out = append(out, [2]int{start, end})
+				i = end
+				continue
+			}
+		}
+		i = start + 1
+	}
+	return out
+}

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-
-	"github.com/gofrs/flock"
 )
 
 // ErrClosed is returned by operations on a closed session.
@@ -18,15 +16,36 @@ var ErrClosed = errors.New("session: closed")
 // ErrReadOnly is returned by writes to a session opened read-only.
 var ErrReadOnly = errors.New("session: opened read-only")
 
+// ErrNotSession is returned (wrapped) when a file opened as a session is
+// not one: empty, or its first line is not a session header.
+var ErrNotSession = errors.New("not a session")
+
+// FormatError is returned by appends to a session whose format version is
+// newer than this pi-lsp knows: it is opened read-only.
+type FormatError struct {
+	Path    string
+	Version int
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("session %s has format version %d, newer than the version %d this pi-lsp knows: it is opened read-only and nothing is appended to it (start a new session, or update pi-lsp)", e.Path, e.Version, CurrentVersion)
+}
+
+// Is makes a *FormatError match ErrReadOnly.
+func (e *FormatError) Is(target error) bool { return target == ErrReadOnly }
+
 // ErrNotFound is returned for an entry id that is not in the session.
 var ErrNotFound = errors.New("session: entry not found")
 
 // Session is one open session file. It is safe for concurrent use.
 type Session struct {
-	mu          sync.RWMutex
-	path        string
-	f           *os.File
-	lock        *flock.Flock // nil when read-only
+	mu   sync.RWMutex
+	path string
+	f    *os.File
+	lock *fileLock // nil when read-only
+	// newerFormat is set when the file's version is above CurrentVersion:
+	// it was opened read-only, and appends fail with a *FormatError.
+	newerFormat bool
 	readOnly    bool
 	closed      bool
 	header      Header
@@ -84,17 +103,18 @@ func Create(ctx context.Context, root, cwd string, opts CreateOptions) (*Session
 	}
 	ts := nowISO()
 	path := filepath.Join(dir, fileNameFor(ts, id))
-	lk, err := acquireLock(path)
-	if err != nil {
-		return nil, err
-	}
 	h := Header{Version: CurrentVersion, ID: id, Timestamp: ts, Cwd: cwd, ParentSession: opts.ParentSession}
 	hb, _ := json.Marshal(h) // a Header always encodes
 	hb = append(hb, '\n')
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
-		releaseLock(lk)
 		return nil, fmt.Errorf("session: create: %w", err)
+	}
+	lk, err := acquireLock(path)
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
 	}
 	fail := func(err error) (*Session, error) {
 		f.Close()
@@ -134,20 +154,47 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*Session, error) 
 		return nil, fmt.Errorf("session: open %s: not a regular file", abs)
 	}
 	s := &Session{path: abs, readOnly: opts.ReadOnly}
+	// The header is validated first: nothing (no lock) is left behind for
+	// a file that is not a session.
+	if err := s.openAndLoad(ctx); err != nil {
+		return nil, err
+	}
+	if s.fileVersion > CurrentVersion {
+		// A format this pi-lsp does not know: read it, never append to it.
+		s.newerFormat = true
+		if !s.readOnly {
+			s.readOnly = true
+			s.f.Close()
+			if err := s.openAndLoad(ctx); err != nil {
+				return nil, err
+			}
+		}
+		s.warn((&FormatError{Path: abs, Version: s.fileVersion}).Error())
+		return s, nil
+	}
 	if !opts.ReadOnly {
 		if s.lock, err = acquireLock(abs); err != nil {
+			s.f.Close()
 			return nil, err
 		}
-	}
-	if err := s.openAndLoad(ctx); err != nil {
-		releaseLock(s.lock)
-		return nil, err
+		// Lines appended between the scan and the lock.
+		if err := s.catchUp(ctx, false); err != nil {
+			s.f.Close()
+			releaseLock(s.lock)
+			return nil, err
+		}
 	}
 	if !opts.ReadOnly && s.fileVersion < CurrentVersion {
 		err := s.rewriteMigrated()
 		s.f.Close()
 		if err == nil {
-			err = s.openAndLoad(ctx)
+			// The rewrite is a new inode: lock it, then let the old one go.
+			var lk *fileLock
+			if lk, err = acquireLock(abs); err == nil {
+				releaseLock(s.lock)
+				s.lock = lk
+				err = s.openAndLoad(ctx)
+			}
 		}
 		if err != nil {
 			releaseLock(s.lock)
@@ -204,9 +251,22 @@ func (s *Session) decode(i int32) (*Entry, error) {
 	}
 	e, err := decodeEntry(b)
 	if err != nil {
-		return nil, fmt.Errorf("%w (entry %s at byte %d)", err, s.idx.recs[i].id, s.idx.recs[i].off)
+		r := &s.idx.recs[i]
+		return nil, fmt.Errorf("%s: line %d: entry %s: %w", filepath.Base(s.path), r.line, r.id, err)
 	}
 	return e, nil
+}
+
+// decodeOrWarn decodes record i; an entry that does not decode (a wrongly
+// typed field) is reported once as a warning naming its line and left out
+// (nil).
+func (s *Session) decodeOrWarn(i int32) *Entry {
+	e, err := s.decode(i)
+	if err != nil {
+		s.warn(err.Error() + " (left out)")
+		return nil
+	}
+	return e
 }
 
 // Close releases the writer lock and closes the file. Closing twice is a

@@ -163,7 +163,7 @@ func TestFileLayout(t *testing.T) {
 	if !strings.Contains(filepath.Base(s.Path()), s.ID()) {
 		t.Errorf("file name %s lacks id %s", s.Path(), s.ID())
 	}
-	for path, want := range map[string]os.FileMode{s.Path(): 0o600, dir: 0o700, lockPath(s.Path()): 0o600} {
+	for path, want := range map[string]os.FileMode{s.Path(): 0o600, dir: 0o700} {
 		st, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
@@ -355,7 +355,7 @@ func TestOpenErrors(t *testing.T) {
 		if _, err := Open(context.Background(), missing, OpenOptions{ReadOnly: ro}); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("missing: %v", err)
 		}
-		if _, err := os.Stat(lockPath(missing)); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(missing + ".lock"); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a lock file was left for a missing session")
 		}
 	}

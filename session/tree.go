@@ -68,11 +68,9 @@ func (s *Session) Branch(fromID string) ([]*Entry, error) {
 	path := s.idx.path(from)
 	out := make([]*Entry, 0, len(path))
 	for _, i := range path {
-		e, err := s.decode(i)
-		if err != nil {
-			return nil, err
+		if e := s.decodeOrWarn(i); e != nil {
+			out = append(out, e)
 		}
-		out = append(out, e)
 	}
 	return out, nil
 }

@@ -31,9 +31,12 @@ type bashArgs struct {
 type bashDetails struct {
 	Truncation     *Truncation `json:"truncation,omitempty"`
 	FullOutputPath string      `json:"fullOutputPath,omitempty"`
-	ExitCode       *int        `json:"exitCode,omitempty"`
-	Cancelled      bool        `json:"cancelled,omitempty"`
-	TimedOut       bool        `json:"timedOut,omitempty"`
+	// SandboxDenied is set when a sandboxed command failed with a
+	// permission error (most likely the sandbox's refusal).
+	SandboxDenied bool `json:"sandboxDenied,omitempty"`
+	ExitCode      *int `json:"exitCode,omitempty"`
+	Cancelled     bool `json:"cancelled,omitempty"`
+	TimedOut      bool `json:"timedOut,omitempty"`
 }
 
 func runBash(ctx context.Context, call Call, x Exec) Result {
@@ -115,7 +118,12 @@ func runBash(ctx context.Context, call Call, x Exec) Result {
 	code := res.ExitCode
 	d.ExitCode = &code
 	if code != 0 {
-		return withDetails(errorResult(status(fmt.Sprintf("Command exited with code %d", code))), d)
+		msg := fmt.Sprintf("Command exited with code %d", code)
+		if res.Sandboxed != "" && env.LooksDenied(text) {
+			d.SandboxDenied = true
+			msg += "\n\n" + env.SandboxRefusalHint(res.Sandboxed)
+		}
+		return withDetails(errorResult(status(msg)), d)
 	}
 	if text == "" {
 		text = "(no output)"

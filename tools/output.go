@@ -2,8 +2,12 @@ package tools
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -74,7 +78,12 @@ func (o *outputTail) spill(p []byte) {
 		return
 	}
 	if o.file == nil {
-		f, err := os.CreateTemp("", "pi-bash-*.log")
+		dir := SpillDir()
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			o.fileErr = err
+			return
+		}
+		f, err := os.CreateTemp(dir, "pi-bash-*.log")
 		if err != nil {
 			o.fileErr = err
 			return
@@ -146,4 +155,42 @@ func (c *OutputCapture) Finish() (text string, truncated bool, fullOutputPath st
 	c.t.close()
 	text, tr := c.t.snapshot()
 	return text, tr.Truncated, c.t.path
+}
+
+// SpillDir is the directory bash spill files (pi-bash-*.log) are written
+// to: a per-user directory under the system temp directory.
+func SpillDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("pi-lsp-%d", os.Getuid()))
+}
+
+// CleanSpills removes bash spill files (pi-bash-*.log) older than maxAge
+// from SpillDir and, for files left by earlier versions, from the system
+// temp directory. It returns how many it removed.
+func CleanSpills(maxAge time.Duration) int {
+	n := 0
+	cutoff := time.Now().Add(-maxAge)
+	for _, dir := range []string{SpillDir(), os.TempDir()} {
+		matches, _ := filepath.Glob(filepath.Join(dir, "pi-bash-*.log"))
+		for _, m := range matches {
+			if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) && os.Remove(m) == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// SpillPath returns the spill file a tool result's details name
+// (fullOutputPath) when it is one of ours, else "".
+func SpillPath(details []byte) string {
+	if len(details) == 0 || !bytes.Contains(details, []byte("fullOutputPath")) {
+		return ""
+	}
+	var d struct {
+		FullOutputPath string `json:"fullOutputPath"`
+	}
+	if json.Unmarshal(details, &d) != nil || filepath.Dir(d.FullOutputPath) != SpillDir() {
+		return ""
+	}
+	return d.FullOutputPath
 }

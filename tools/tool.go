@@ -29,6 +29,9 @@ type Call struct {
 	// Reviewed, for edit and write, is the content the user accepted after
 	// reviewing the call's preview: the tool writes exactly that.
 	Reviewed *Reviewed
+	// CutOff: the arguments were cut off in the stream; the harness does
+	// not execute the call.
+	CutOff bool
 }
 
 // Result is what a tool call produced.
@@ -91,6 +94,8 @@ type builtin struct {
 	def llm.Tool
 	cat Category
 	run func(ctx context.Context, call Call, x Exec) Result
+	// access lists the paths a call touches (nil: none named).
+	access func(args json.RawMessage, e env.Env) []Access
 }
 
 func (b *builtin) Definition() llm.Tool { return b.def }
@@ -118,6 +123,14 @@ func newTool(name, description string, cat Category, schema string, run func(con
 		cat: cat,
 		run: run,
 	}
+}
+
+// withAccess sets the path lister of a built-in tool.
+func withAccess(t Tool, access func(json.RawMessage, env.Env) []Access) Tool {
+	if b, ok := t.(*builtin); ok {
+		b.access = access
+	}
+	return t
 }
 
 // textResult is a successful result holding one text block.
@@ -150,13 +163,13 @@ func Builtins() []Tool {
 	locks := &fileLocks{}
 	tasks := &taskStore{}
 	return []Tool{
-		readTool(),
-		writeTool(locks),
-		editTool(locks),
+		withAccess(readTool(), fileAccess(false)),
+		withAccess(writeTool(locks), fileAccess(true)),
+		withAccess(editTool(locks), fileAccess(true)),
 		bashTool(),
-		grepTool(),
-		findTool(),
-		lsTool(),
+		withAccess(grepTool(), rootAccess),
+		withAccess(findTool(), rootAccess),
+		withAccess(lsTool(), rootAccess),
 		askUserTool(),
 		submitPlanTool(),
 		taskWriteTool(tasks),

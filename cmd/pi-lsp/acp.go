@@ -24,11 +24,11 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return 2
 	}
 	log := newLogger(stderr, c.logLevel)
-	reg := c.registry()
+	reg := c.registry(log)
 	err := acp.Serve(ctx, acp.Options{
 		Name: "pi-lsp", Version: version, Logger: log,
 		SessionsRoot: c.root(),
-		Environ:      os.Environ(),
+		Environ:      append(os.Environ(), c.auth(log).Secrets()...),
 		NewHarness: func(cwd string, wrap func(env.Env) env.Env) (*harness.Harness, error) {
 			return c.newHarnessEnv(log, reg, cwd, wrap)
 		},

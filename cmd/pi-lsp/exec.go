@@ -27,6 +27,11 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if err := c.checkFlags(); err != nil {
+		fmt.Fprintf(stderr, "pi-lsp: %v\n", err)
+		return 2
+	}
+	tools.CleanSpills(spillMaxAge)
 	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
 	if prompt == "" {
 		fmt.Fprintln(stderr, `pi-lsp exec: a prompt is required: pi-lsp exec "fix the failing test"`)
@@ -35,7 +40,8 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.logLevel == "info" {
 		c.logLevel = "warn"
 	}
-	h, err := c.newHarness(newLogger(stderr, c.logLevel), c.registry(), "", nil, nil)
+	log := newLogger(stderr, c.logLevel)
+	h, err := c.newHarness(log, c.registry(log), "", nil, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
 		return 1

@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/pi-lsp/pi-lsp/env"
 )
 
 // version is set at link time (-X main.version=...).
@@ -38,7 +40,10 @@ Flags (serve, acp, exec):
   --skill PATH           extra skill file or directory (repeatable)
   --sessions-dir DIR     where sessions live (default $PI_LSP_SESSIONS or ~/.pi/agent/sessions)
   --cwd DIR              working directory (default the current one)
-  --yolo                 approve every tool call that no policy denies
+  --yolo                 approve every tool call inside the workspace that no policy denies
+  --root DIR             extra workspace root (repeatable; must exist)
+  --allow-outside        let tools reach paths outside the workspace without asking
+  --sandbox MODE         sandbox of commands: workspace-write (default) | read-only | off
 exec only:
   --json                 print one harness event per line instead of text
 `
@@ -49,6 +54,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		sub, args = args[0], args[1:]
 	}
 	switch sub {
+	case env.SandboxExecCommand:
+		return runSandboxExec(args)
 	case "serve":
 		return runServe(ctx, args, stdin, stdout, stderr)
 	case "acp":

@@ -5,11 +5,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
+
+// spillMaxAge is the age beyond which bash spill files are removed at
+// start-up.
+const spillMaxAge = 7 * 24 * time.Hour
 
 // runServe serves the native protocol on stdin/stdout until exit, EOF or
 // the parent process dies. stdout carries only protocol frames.
@@ -21,10 +28,19 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if err := c.checkFlags(); err != nil {
+		fmt.Fprintf(stderr, "pi-lsp: %v\n", err)
+		return 2
+	}
 	log := newLogger(stderr, c.logLevel)
-	reg := c.registry()
+	if n := tools.CleanSpills(spillMaxAge); n > 0 {
+		log.Info("removed old bash output files", "count", n)
+	}
+	reg := c.registry(log)
 	srv := rpc.NewAgentServer(rpc.AgentOptions{
 		Name: "pi-lsp", Version: version, Logger: log,
+		// auth.json's keys are secrets too.
+		Masker:       tools.NewRedactor(append(os.Environ(), c.auth(log).Secrets()...)),
 		SessionsRoot: c.root(),
 		NewHarness: func(cwd string, buffers env.BufferReader, writes env.BufferWriter) (*harness.Harness, error) {
 			return c.newHarness(log, reg, cwd, buffers, writes)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
@@ -17,13 +18,19 @@ import (
 
 // common holds the flags serve, acp and exec share.
 type common struct {
-	model       string
-	skills      multiFlag
-	sessionsDir string
-	cwd         string
-	yolo        bool
-	logLevel    string
-	memory      string
+	model        string
+	skills       multiFlag
+	sessionsDir  string
+	cwd          string
+	yolo         bool
+	logLevel     string
+	roots        multiFlag
+	allowOutside bool
+	sandbox      string
+	memory       string
+
+	authOnce sync.Once
+	authFile llm.AuthFile
 }
 
 type multiFlag []string
@@ -39,6 +46,29 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.yolo, "yolo", false, "approve every tool call no policy denies")
 	fs.StringVar(&c.logLevel, "log-level", "info", "stderr log level: debug|info|warn|error")
 	fs.StringVar(&c.memory, "memory", "", "context management of new sessions: compaction|observational (default: settings, else compaction)")
+	fs.Var(&c.roots, "root", "extra workspace root (repeatable)")
+	fs.BoolVar(&c.allowOutside, "allow-outside", false, "let tools reach paths outside the workspace without asking")
+	fs.StringVar(&c.sandbox, "sandbox", "", "sandbox of commands: workspace-write|read-only|off (default from settings, else workspace-write)")
+}
+
+// checkFlags validates what must stop start-up: a --root that does not
+// exist, an unknown --sandbox mode.
+func (c *common) checkFlags() error {
+	for _, r := range c.roots {
+		fi, err := os.Stat(r)
+		if err != nil {
+			return fmt.Errorf("--root %s: %w", r, err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("--root %s: not a directory", r)
+		}
+	}
+	if c.sandbox != "" {
+		if _, err := env.ParseSandboxMode(c.sandbox); err != nil {
+			return fmt.Errorf("--sandbox: %w", err)
+		}
+	}
+	return nil
 }
 
 func agentDir() string {
@@ -64,8 +94,8 @@ func (c *common) root() string {
 	return session.DefaultRoot()
 }
 
-func (c *common) registry() *llm.Registry {
-	return llm.NewRegistry(llm.RegistryOptions{})
+func (c *common) registry(log *slog.Logger) *llm.Registry {
+	return llm.NewRegistry(llm.RegistryOptions{AuthKeys: c.auth(log).Keys})
 }
 
 // newHarness wires a harness from the flags and the environment.
@@ -123,7 +153,13 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 	if err != nil {
 		return nil, err
 	}
-	var e env.Env = env.NewLocal(abs)
+	bc, err := c.boundary(abs)
+	if err != nil {
+		return nil, err
+	}
+	local := env.NewLocal(abs)
+	local.SandboxHelper = sandboxHelper() // pi-lsp __sandbox-exec
+	var e env.Env = local
 	if wrap != nil {
 		e = wrap(e)
 	}
@@ -138,12 +174,21 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Yolo:         c.yolo,
 		Modes:        modes,
 
+		Roots:        bc.roots,
+		AllowOutside: bc.allowOutside,
+		Sandbox:      bc.sandbox,
+		Policies:     bc.policies,
+		Notices:      bc.notices,
+
 		BudgetOverrides: overrides,
 		Memory:          mem,
 		MemoryIdle:      idle,
 		Subagents:       subagents,
-		Environ:         os.Environ(),
-		Logger:          log,
+		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
+		Environ:      append(os.Environ(), c.auth(log).Secrets()...),
+		Logger:       log,
+		MCP:          newMCP(log, abs, os.Environ()),
+		CommandHooks: commandHooks(abs),
 	})
 	return h, nil
 }

@@ -106,6 +106,11 @@ type Response struct {
 	// chunk. By default text and thinking go four words per chunk and
 	// arguments 16 characters per chunk.
 	ChunkSize int `json:"chunkSize,omitempty"`
+	// HoldOpenMs keeps the connection open that long after the last chunk,
+	// without sending [DONE] (a provider that holds an answered stream).
+	HoldOpenMs int `json:"holdOpenMs,omitempty"`
+	// OmitUsage leaves out the final usage chunk.
+	OmitUsage bool `json:"omitUsage,omitempty"`
 }
 
 func (r *Response) finishReason() string {

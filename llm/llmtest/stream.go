@@ -114,7 +114,11 @@ func (s *streamer) run() {
 	if !s.send(chunkChoice{FinishReason: ptr(r.finishReason())}, nil) {
 		return
 	}
-	if !s.send(nil, toWireUsage(r.usage(s.reqBytes))) {
+	if !r.OmitUsage && !s.send(nil, toWireUsage(r.usage(s.reqBytes))) {
+		return
+	}
+	if r.HoldOpenMs > 0 {
+		s.sleep(r.HoldOpenMs) // ends early when the client hangs up
 		return
 	}
 	_, _ = fmt.Fprint(s.w, "data: [DONE]\n\n")

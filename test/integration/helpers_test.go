@@ -59,8 +59,13 @@ type env struct {
 
 func newEnv(t *testing.T, script []llmtest.Response, models ...llmtest.ModelSpec) *env {
 	t.Helper()
+	return newEnvAt(t, t.TempDir(), script, models...)
+}
+
+// newEnvAt is newEnv with its world under base.
+func newEnvAt(t *testing.T, base string, script []llmtest.Response, models ...llmtest.ModelSpec) *env {
+	t.Helper()
 	e := &env{t: t, llm: llmtest.NewServer(t, script...)}
-	base := t.TempDir()
 	e.home = filepath.Join(base, "home")
 	e.sessions = filepath.Join(base, "sessions")
 	e.workspace = filepath.Join(base, "work")
@@ -296,4 +301,15 @@ func readFile(t *testing.T, path string) string {
 		return ""
 	}
 	return string(b)
+}
+
+// runBinary runs pi-lsp with args in e's world, with no stdin, and returns
+// its combined output.
+func runBinary(t *testing.T, e *env, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	cmd.Dir = e.workspace
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "PI_LSP_MODELS="+e.models, "PI_LSP_SESSIONS="+e.sessions)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }

@@ -17,7 +17,7 @@ import type {
   QuestionReply,
   QuestionRequest,
 } from './protocol';
-import { approvalReply, planReply, questionReply, QuestionAnswer } from './replies';
+import { approvalReply, approvalButtons, outsideWarning, planReply, questionReply, QuestionAnswer } from './replies';
 import { DiffReviews } from './diffReview';
 import { writeToEditor } from './editorWrites';
 
@@ -283,10 +283,14 @@ export class Agent implements vscode.Disposable {
       // longer, and the badge and status bar keep the count until it is answered.
       const what = req.display || `${req.toolName}`;
       const labels = reviewable ? ['Review', 'Approve', 'Decline'] : ['Approve', 'Decline', 'Chat'];
-      void vscode.window.showWarningMessage(`pi-lsp waits for approval: ${what}`, ...labels).then((clicked) => {
+      // Outside the workspace (issue 16): the warning leads the message and the path grant is offered.
+      const grant = approvalButtons(req).find((b) => b.choice === 'alwaysAllowPath');
+      if (grant) labels.splice(labels.indexOf('Decline') + 1, 0, grant.label);
+      const text = req.outsideWorkspace ? `pi-lsp: ${outsideWarning(req)} (${req.toolName}) — waits for approval: ${what}` : `pi-lsp waits for approval: ${what}`;
+      void vscode.window.showWarningMessage(text, ...labels).then((clicked) => {
         if (clicked === 'Chat') this.host.focusChat();
         else if (clicked === 'Review') void this.host.reviews?.open(key, req.preview!, (r) => this.answer(key, r));
-        else if (clicked !== undefined) this.answer(key, approvalReply(clicked === 'Approve' ? 'approve' : 'decline'));
+        else if (clicked !== undefined) this.answer(key, approvalReply(clicked));
       });
     }
     return p;

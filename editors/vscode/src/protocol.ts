@@ -83,6 +83,8 @@ export interface DisplayState {
   phase?: string;
   mode?: { id?: string; name?: string; color?: string };
   yolo?: boolean;
+  /** Sandbox of commands: workspace-write | read-only | off | unavailable. */
+  sandbox?: string;
   model?: string;
   thinkingLevel?: string;
   items?: DisplayItem[];
@@ -122,6 +124,10 @@ export interface ApprovalRequest {
   category?: string;
   args?: Record<string, unknown>;
   display?: string;
+  /** The call reads or writes resolvedPath (links resolved) outside the workspace roots. */
+  outsideWorkspace?: boolean;
+  resolvedPath?: string;
+  access?: 'read' | 'write';
   /** Set when a subagent's call asks: the agent and the parent's subagent tool call. */
   subagent?: { agent: string; toolCallId: string; session?: string };
   /** For edit and write: the change the call would make (docs/protocol.md). */
@@ -139,7 +145,7 @@ export interface ApprovalPreview {
   cutReason?: string;
 }
 
-export type ApprovalDecision = 'approve' | 'decline' | 'alwaysAllowTool' | 'alwaysAllowCategory';
+export type ApprovalDecision = 'approve' | 'decline' | 'alwaysAllowTool' | 'alwaysAllowCategory' | 'alwaysAllowPath';
 
 export interface ApprovalReply {
   decision: ApprovalDecision;

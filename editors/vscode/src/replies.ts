@@ -1,6 +1,6 @@
 // Mapping what the user clicked (in the chat card or a notification) to the replies of
 // ui/requestApproval, ui/askQuestion and ui/approvePlan (docs/protocol.md). No dependencies.
-import type { ApprovalDecision, ApprovalReply, PlanReply, QuestionReply, QuestionRequest } from './protocol';
+import type { ApprovalDecision, ApprovalReply, ApprovalRequest, PlanReply, QuestionReply, QuestionRequest } from './protocol';
 
 /** The four buttons of an approval card, in the order they are shown. */
 export const APPROVAL_BUTTONS: ReadonlyArray<{ choice: ApprovalDecision; label: string }> = [
@@ -10,7 +10,31 @@ export const APPROVAL_BUTTONS: ReadonlyArray<{ choice: ApprovalDecision; label: 
   { choice: 'alwaysAllowCategory', label: 'Always this category' },
 ];
 
-const DECISIONS = new Set<string>(APPROVAL_BUTTONS.map((b) => b.choice));
+/** The directory an "always allow" of an outside path grants (the server grants a file's directory). */
+export function grantedDir(req: ApprovalRequest): string {
+  const p = req.resolvedPath ?? '';
+  if (req.toolName === 'ls' || req.toolName === 'grep' || req.toolName === 'find') return p;
+  const i = p.lastIndexOf('/');
+  return i > 0 ? p.slice(0, i) : p;
+}
+
+/**
+ * The buttons of one approval card: for a call outside the workspace, Approve, Decline and
+ * "Always allow reading/writing <dir>" (a per-path grant); otherwise the four usual ones.
+ */
+export function approvalButtons(req: ApprovalRequest): ReadonlyArray<{ choice: ApprovalDecision; label: string }> {
+  if (!req.outsideWorkspace) return APPROVAL_BUTTONS;
+  const verb = req.access === 'write' ? 'writing' : 'reading';
+  return [APPROVAL_BUTTONS[0], APPROVAL_BUTTONS[1], { choice: 'alwaysAllowPath', label: `Always allow ${verb} ${grantedDir(req)}` }];
+}
+
+/** The warning line of an approval outside the workspace ("" inside it). */
+export function outsideWarning(req: ApprovalRequest): string {
+  if (!req.outsideWorkspace) return '';
+  return `OUTSIDE THE WORKSPACE: ${req.access === 'write' ? 'writes' : 'reads'} ${req.resolvedPath ?? ''}`;
+}
+
+const DECISIONS = new Set<string>([...APPROVAL_BUTTONS.map((b) => b.choice), 'alwaysAllowPath']);
 
 /**
  * The reply for a clicked approval button (by its choice or its label). Anything unknown,
@@ -22,6 +46,7 @@ export function approvalReply(clicked: string | undefined): ApprovalReply {
     if (DECISIONS.has(clicked)) return { decision: clicked as ApprovalDecision };
     const byLabel = APPROVAL_BUTTONS.find((b) => b.label === clicked);
     if (byLabel) return { decision: byLabel.choice };
+    if (clicked.startsWith('Always allow reading ') || clicked.startsWith('Always allow writing ')) return { decision: 'alwaysAllowPath' };
   }
   return { decision: 'decline' };
 }

@@ -12,13 +12,15 @@ export function statusText(s: DisplayState): string {
   if (pct !== undefined) parts.push(`${pct}%`);
   const cost = (s.tokens?.cost as { total?: number } | undefined)?.total;
   if (cost) parts.push(cost >= 1 ? `$${cost.toFixed(2)}` : `$${cost.toFixed(3)}`);
+  if (s.sandbox === 'off' || s.sandbox === 'unavailable') parts.push('$(warning) no sandbox');
+  else if (s.sandbox === 'read-only') parts.push('read-only');
   const m = memoryText(s);
   if (m) parts.push(m);
   return parts.join(' · ');
 }
 
 /** The top-level state keys the status bar shows. */
-const SHOWN = ['model', 'mode', 'yolo', 'thinkingLevel', 'tokens', 'status', 'memory'];
+const SHOWN = ['model', 'mode', 'yolo', 'sandbox', 'thinkingLevel', 'tokens', 'status', 'memory'];
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
@@ -63,6 +65,7 @@ export class StatusBar implements vscode.Disposable {
       `pi-lsp (${a.name}): ${a.status}${running ? `, ${s.status}` : ''}`,
       `model: ${s.model ?? '—'}  thinking: ${s.thinkingLevel ?? 'off'}`,
       `mode: ${s.mode?.name ?? s.mode?.id ?? '—'}${s.yolo ? ' (yolo)' : ''}`,
+      `sandbox: ${s.sandbox ?? '—'}`,
       t?.contextWindow ? `context: ${t.contextTokens ?? 0} / ${t.contextWindow} tokens` : '',
       s.memory?.mode === 'observational'
         ? `memory: ${s.memory.observedMessages ?? 0} messages observed, ${s.memory.observationTokens ?? 0} tokens of observations, ` +

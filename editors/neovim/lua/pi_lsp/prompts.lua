@@ -49,8 +49,34 @@ function M.format_args(args, max)
   return s
 end
 
+--- The directory an "always allow" of an outside path grants (a file's directory).
+function M.granted_dir(params)
+  local p = tostring(params.resolvedPath or '')
+  if params.toolName == 'ls' or params.toolName == 'grep' or params.toolName == 'find' then
+    return p
+  end
+  return (p:match('^(.*)/[^/]*$')) or p
+end
+
+--- The warning of an approval outside the workspace ('' inside it).
+function M.outside_warning(params)
+  if params.outsideWorkspace ~= true then
+    return ''
+  end
+  local verb = params.access == 'write' and 'writes' or 'reads'
+  return 'OUTSIDE THE WORKSPACE: ' .. verb .. ' ' .. tostring(params.resolvedPath or '?')
+end
+
 --- The choices offered for an approval, in order.
 function M.approval_choices(params)
+  if params.outsideWorkspace == true then
+    local verb = params.access == 'write' and 'writing' or 'reading'
+    return {
+      { label = 'Approve', decision = 'approve' },
+      { label = 'Decline', decision = 'decline' },
+      { label = 'Always allow ' .. verb .. ' ' .. M.granted_dir(params), decision = 'alwaysAllowPath' },
+    }
+  end
   return {
     { label = 'Approve', decision = 'approve' },
     { label = 'Decline', decision = 'decline' },
@@ -115,6 +141,12 @@ local function ask_approval(entry)
   end
   local choices = M.approval_choices(p)
   local prompt = string.format('pi-lsp wants to run %s', tostring(p.display or p.toolName or 'a tool'))
+  local warning = M.outside_warning(p)
+  if warning ~= '' then
+    -- Prominent: first in the prompt, and echoed as a warning.
+    prompt = '!! ' .. warning .. ' !!  ' .. prompt
+    vim.notify('pi-lsp: ' .. warning .. ' (' .. tostring(p.toolName) .. ')', vim.log.levels.WARN)
+  end
   -- Edits and writes are named by their display line; their arguments (whole files, escaped
   -- JSON) are not shown in a one-line prompt.
   local args = (p.toolName == 'edit' or p.toolName == 'write') and '' or M.format_args(p.args)

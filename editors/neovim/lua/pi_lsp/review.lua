@@ -51,12 +51,13 @@ local function scratch(name, lines, ft, modifiable)
 end
 
 --- The reply for the right side's lines against the proposal.
-function M.reply_for(after, lines, eol)
+function M.reply_for(after, lines, eol, decision)
+  decision = decision or 'approve'
   local text = join(lines, eol)
   if text == after then
-    return { decision = 'approve' }
+    return { decision = decision }
   end
-  return { decision = 'approve', content = text }
+  return { decision = decision, content = text }
 end
 
 --- Opens the review of `entry` (a prompts.lua entry); `finish(answer)` answers, `park()` leaves
@@ -106,6 +107,22 @@ function M.open(entry, finish, park)
   st.accept_all = function()
     finish({ decision = 'approve' })
   end
+  -- Outside the workspace (issue 16): the warning is shown with the diff, and gP accepts
+  -- (kept hunks) and grants the path's directory for the session.
+  local prompts = require('pi_lsp.prompts')
+  local warning = prompts.outside_warning(entry.params)
+  st.warning = warning ~= '' and warning or nil
+  if st.warning then
+    st.accept_path = function()
+      finish(M.reply_for(p.after, vim.api.nvim_buf_get_lines(rbuf, 0, -1, false), after_eol, 'alwaysAllowPath'))
+    end
+    vim.notify('pi-lsp: ' .. warning .. ' (' .. tostring(entry.params.toolName) .. ')', vim.log.levels.WARN)
+    if vim.fn.exists('+winbar') == 1 then
+      for _, w in ipairs({ lwin, rwin }) do
+        vim.wo[w].winbar = '%#WarningMsg#!! ' .. warning:gsub('%%', '%%%%') .. ' !!'
+      end
+    end
+  end
   st.reject_hunk = function()
     local cur = vim.api.nvim_get_current_win()
     if cur ~= rwin and cur ~= lwin then
@@ -149,11 +166,22 @@ function M.open(entry, finish, park)
       st.decline()
     end, vim.tbl_extend('force', o, { desc = 'pi-lsp: decline with a reason' }))
     vim.keymap.set('n', 'q', st.park, vim.tbl_extend('force', o, { desc = 'pi-lsp: leave pending' }))
+    if st.accept_path then
+      local dir = prompts.granted_dir(entry.params)
+      vim.keymap.set('n', 'gP', st.accept_path, vim.tbl_extend('force', o, { desc = 'pi-lsp: accept and always allow ' .. dir }))
+    end
   end
-  vim.api.nvim_echo({
-    { string.format('pi-lsp: %s — ', entry.params.display or name), 'Title' },
-    { 'gr reject hunk · ga accept (kept hunks) · gA accept all · gx decline with reason · q later', 'Comment' },
-  }, false, {})
+  local echo = {}
+  if st.warning then
+    table.insert(echo, { '!! ' .. st.warning .. ' !! ', 'WarningMsg' })
+  end
+  table.insert(echo, { string.format('pi-lsp: %s — ', entry.params.display or name), 'Title' })
+  table.insert(echo, {
+    'gr reject hunk · ga accept (kept hunks) · gA accept all · gx decline with reason · q later'
+      .. (st.warning and ' · gP accept + always allow this directory' or ''),
+    'Comment',
+  })
+  vim.api.nvim_echo(echo, false, {})
   M.current = st
   return st
 end

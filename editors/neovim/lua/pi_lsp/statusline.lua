@@ -21,6 +21,11 @@ function M.text(st, status, progress)
   if st.yolo == true then
     parts[#parts + 1] = 'YOLO'
   end
+  if st.sandbox == 'off' or st.sandbox == 'unavailable' then
+    parts[#parts + 1] = 'no-sandbox'
+  elseif st.sandbox == 'read-only' then
+    parts[#parts + 1] = 'sandbox:ro'
+  end
   if type(st.thinkingLevel) == 'string' and st.thinkingLevel ~= '' and st.thinkingLevel ~= 'off' then
     parts[#parts + 1] = 'think:' .. st.thinkingLevel
   end

@@ -40,6 +40,8 @@ t.test('statusline text: model, mode, running, context %', function()
     status = 'idle',
     phase = 'idle',
   }, 'running'))
+  t.eq('pi · fake/m1 · Plan · sandbox:ro · idle', s.text({ model = 'fake/m1', mode = { name = 'Plan' }, sandbox = 'read-only', status = 'idle', phase = 'idle' }, 'running'))
+  t.eq('pi · Build · no-sandbox · idle', s.text({ mode = { name = 'Build' }, sandbox = 'unavailable', status = 'idle', phase = 'idle' }, 'running'))
   t.eq('pi · Compacting context 40%', s.text({ status = 'idle', phase = 'compaction' }, 'running', { title = 'Compacting context', percentage = 40 }))
   t.eq('pi · idle · ctx 10% · ↑12.3k ↓800 $0.042', s.text({
     status = 'idle',

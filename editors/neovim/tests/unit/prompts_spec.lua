@@ -188,3 +188,38 @@ t.test('plan float: approve and reject with feedback keys', function()
   t.keys('a')
   t.eq({ approved = true }, answer)
 end)
+
+t.test('approval outside the workspace: the resolved path first, a per-path grant', function()
+  local seen
+  stub('select', function(items, opts, cb)
+    seen = { items = items, opts = opts }
+    cb(items[3], 3)
+  end)
+  local notified
+  local orig_notify = vim.notify
+  vim.notify = function(msg)
+    notified = msg
+  end
+  t.cleanup(function()
+    vim.notify = orig_notify
+  end)
+  local c = fake_client()
+  clear(c)
+  local answer
+  prompts.handle(c, 'ui/requestApproval', {
+    toolCallId = 'call_2',
+    toolName = 'read',
+    category = 'read',
+    args = { path = '../secret/id_rsa' },
+    display = 'read ../secret/id_rsa',
+    outsideWorkspace = true,
+    resolvedPath = '/home/u/secret/id_rsa',
+    access = 'read',
+  }, function(a)
+    answer = a
+  end)
+  t.eq({ decision = 'alwaysAllowPath' }, answer)
+  t.eq({ 'Approve', 'Decline', 'Always allow reading /home/u/secret' }, vim.tbl_map(seen.opts.format_item, seen.items))
+  t.ok(seen.opts.prompt:find('^!! OUTSIDE THE WORKSPACE: reads /home/u/secret/id_rsa', 1), seen.opts.prompt)
+  t.ok(notified and notified:find('OUTSIDE THE WORKSPACE', 1, true), tostring(notified))
+end)

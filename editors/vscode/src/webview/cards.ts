@@ -1,6 +1,6 @@
 // Cards for the server's requests that wait for the user: approval, question, plan.
 import type { FromWebview, PendingUi } from '../messages';
-import { APPROVAL_BUTTONS } from '../replies';
+import { approvalButtons, outsideWarning } from '../replies';
 import { renderMarkdown } from './markdown';
 import { el, renderDiff } from './render';
 
@@ -23,8 +23,10 @@ function argsSummary(req: Extract<PendingUi, { kind: 'approval' }>['req']): HTML
 }
 
 function approvalCard(p: Extract<PendingUi, { kind: 'approval' }>, post: Post): HTMLElement {
-  const card = el('div', 'card approval-card');
+  const card = el('div', p.req.outsideWorkspace ? 'card approval-card outside' : 'card approval-card');
   card.dataset.key = p.key;
+  const warning = outsideWarning(p.req);
+  if (warning) card.append(el('div', 'card-outside', `⚠ ${warning}`));
   const title = el('div', 'card-title');
   title.append(el('span', '', 'Allow '), el('strong', 'tool-name', p.req.toolName), el('span', '', '?'));
   if (p.req.category) title.append(el('span', 'badge category', p.req.category));
@@ -60,9 +62,9 @@ function approvalCard(p: Extract<PendingUi, { kind: 'approval' }>, post: Post): 
   };
   const reviewable = !!pv && !pv.cut && typeof pv.before === 'string';
   if (reviewable) button('Review diff', '', 'review', () => post({ type: 'review', key: p.key }));
-  for (const b of APPROVAL_BUTTONS) {
+  for (const b of approvalButtons(p.req)) {
     if (b.choice === 'decline') continue;
-    button(b.choice === 'approve' ? 'Approve' : b.label, b.choice === 'approve' ? 'primary' : 'secondary', b.choice, () => {
+    button(b.label, b.choice === 'approve' ? 'primary' : 'secondary', b.choice, () => {
       disableAll(card);
       post({ type: 'approval', key: p.key, decision: b.choice });
     });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { APPROVAL_BUTTONS, approvalReply, planReply, questionReply } from '../../src/replies';
+import { APPROVAL_BUTTONS, approvalButtons, approvalReply, grantedDir, outsideWarning, planReply, questionReply } from '../../src/replies';
 
 describe('approvalReply', () => {
   const cases: Array<[string | undefined, string]> = [
@@ -50,4 +50,24 @@ describe('planReply', () => {
   it('approve', () => assert.deepEqual(planReply(true), { approved: true }));
   it('reject with feedback', () => assert.deepEqual(planReply(false, ' also handle eviction '), { approved: false, feedback: 'also handle eviction' }));
   it('reject without feedback', () => assert.deepEqual(planReply(false, ''), { approved: false }));
+});
+
+describe('approvals outside the workspace', () => {
+  const outside = { toolCallId: 'r1', toolName: 'read', outsideWorkspace: true, resolvedPath: '/home/u/src/lib/x.go', access: 'read' as const };
+  it('warns with the resolved path', () => {
+    assert.equal(outsideWarning(outside), 'OUTSIDE THE WORKSPACE: reads /home/u/src/lib/x.go');
+    assert.equal(outsideWarning({ toolCallId: 'w', toolName: 'write' }), '');
+  });
+  it('offers a per-path grant of the directory', () => {
+    assert.deepEqual(
+      approvalButtons(outside).map((b) => [b.choice, b.label]),
+      [['approve', 'Approve'], ['decline', 'Decline'], ['alwaysAllowPath', 'Always allow reading /home/u/src/lib']],
+    );
+    assert.equal(grantedDir({ ...outside, toolName: 'ls', resolvedPath: '/etc' }), '/etc');
+    assert.deepEqual(approvalButtons({ toolCallId: 'w', toolName: 'write' }), APPROVAL_BUTTONS);
+  });
+  it('maps the grant button to alwaysAllowPath', () => {
+    assert.deepEqual(approvalReply('Always allow writing /tmp/x'), { decision: 'alwaysAllowPath' });
+    assert.deepEqual(approvalReply('alwaysAllowPath'), { decision: 'alwaysAllowPath' });
+  });
 });

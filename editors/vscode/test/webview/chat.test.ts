@@ -91,6 +91,24 @@ describe('chat webview', () => {
     await page.waitForSelector('.approval-card', { state: 'detached' });
   });
 
+  it('shows an approval outside the workspace prominently, with a per-path grant', async () => {
+    const outside: PendingUi = {
+      key: 'approval:call_9',
+      kind: 'approval',
+      req: { toolCallId: 'call_9', toolName: 'read', category: 'read', args: { path: '../secret/id_rsa' }, display: 'read ../secret/id_rsa', outsideWorkspace: true, resolvedPath: '/home/u/secret/id_rsa', access: 'read' },
+    };
+    await clearPosted(page);
+    await send(page, { type: 'pending', items: [outside] });
+    const card = page.locator('.approval-card.outside');
+    await card.waitFor();
+    assert.equal(await card.locator('.card-outside').textContent(), '⚠ OUTSIDE THE WORKSPACE: reads /home/u/secret/id_rsa');
+    assert.deepEqual(await card.locator('.card-buttons button').allTextContents(), ['Approve', 'Decline', 'Always allow reading /home/u/secret']);
+    await card.getByRole('button', { name: 'Always allow reading /home/u/secret', exact: true }).click();
+    assert.deepEqual(await waitPosted(page, 'approval'), { type: 'approval', key: 'approval:call_9', decision: 'alwaysAllowPath' });
+    await send(page, { type: 'pending', items: [] });
+    await page.waitForSelector('.approval-card', { state: 'detached' });
+  });
+
   it('shows tool status, output and the edit as a diff', async () => {
     for (const f of frames().slice(9, 11)) await send(page, toMessage(f));
     const tool = page.locator('.kind-tool details.tool');
