@@ -102,7 +102,8 @@ describe('chat webview', () => {
     const card = page.locator('.approval-card.outside');
     await card.waitFor();
     assert.equal(await card.locator('.card-outside').textContent(), '⚠ OUTSIDE THE WORKSPACE: reads /home/u/secret/id_rsa');
-    assert.deepEqual(await card.locator('.card-buttons button').allTextContents(), ['Approve', 'Decline', 'Always allow reading /home/u/secret']);
+    // (Decline, with its reason box, comes last: issue 22.)
+    assert.deepEqual(await card.locator('.card-buttons button').allTextContents(), ['Approve', 'Always allow reading /home/u/secret', 'Decline…']);
     await card.getByRole('button', { name: 'Always allow reading /home/u/secret', exact: true }).click();
     assert.deepEqual(await waitPosted(page, 'approval'), { type: 'approval', key: 'approval:call_9', decision: 'alwaysAllowPath' });
     await send(page, { type: 'pending', items: [] });

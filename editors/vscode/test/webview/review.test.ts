@@ -169,6 +169,25 @@ describe('chat webview: review, code, links (issue 22)', () => {
     await send(page, { type: 'pending', items: [] });
   });
 
+  it('shows an edit outside the workspace with both the warning and the diff, and grants the path', async () => {
+    const outside: PendingUi = {
+      key: 'approval:e2',
+      kind: 'approval',
+      req: { ...approval.req, toolCallId: 'e2', outsideWorkspace: true, resolvedPath: '/home/u/other/calc.go', access: 'write', preview: { ...approval.req.preview!, path: '/home/u/other/calc.go' } },
+    } as PendingUi;
+    await send(page, { type: 'pending', items: [outside] });
+    const card = page.locator('.approval-card.outside');
+    await card.waitFor();
+    assert.equal(await card.locator('.card-outside').textContent(), '⚠ OUTSIDE THE WORKSPACE: writes /home/u/other/calc.go');
+    assert.deepEqual(await card.locator('.diff .add').allTextContents(), ['+// Add returns the sum of a and b.', '+// Mul returns the product of a and b.']);
+    assert.deepEqual(await card.locator('.card-buttons button').allTextContents(), ['Review diff', 'Approve', 'Always allow writing /home/u/other', 'Decline…']);
+    await clearPosted(page);
+    await card.getByRole('button', { name: 'Always allow writing /home/u/other', exact: true }).click();
+    assert.deepEqual(await waitPosted(page, 'approval'), { type: 'approval', key: 'approval:e2', decision: 'alwaysAllowPath' });
+    await send(page, { type: 'pending', items: [] });
+    await page.waitForSelector('.approval-card', { state: 'detached' });
+  });
+
   it('completes @ from files/search and sends the file as context', async () => {
     await clearPosted(page);
     await page.locator('#input').fill('');
