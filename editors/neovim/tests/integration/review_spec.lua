@@ -169,3 +169,29 @@ t.test('the transcript conceals markdown, highlights fenced code and marks role 
   end)
   t.ok(table.concat(names, ','):find('go', 1, true), 'fenced go syntax: ' .. table.concat(names, ','))
 end)
+
+t.test('an edit outside the workspace: the review shows the warning, gP accepts and grants the directory', function()
+  local other = vim.fn.resolve(H.tmpdir())
+  H.write(other .. '/calc.go', BEFORE)
+  local edit = vim.json.encode({
+    path = other .. '/calc.go',
+    edits = { { oldText = '// Add returns a+b.', newText = '// Add returns the sum.' } },
+  })
+  local c = H.start(t, {
+    { toolCalls = { { id = 'o1', name = 'edit', arguments = edit } } },
+    { text = 'Edited the outside file.' },
+  }, review_setup())
+  require('pi_lsp').chat('document the outside calc')
+  local r = wait_review(t)
+  t.eq('OUTSIDE THE WORKSPACE: writes ' .. other .. '/calc.go', r.warning)
+  t.ok(r.accept_path ~= nil, 'gP is offered')
+  if vim.fn.exists('+winbar') == 1 then
+    t.ok(vim.wo[r.rwin].winbar:find('OUTSIDE THE WORKSPACE', 1, true), vim.wo[r.rwin].winbar)
+  end
+  t.has(vim.api.nvim_buf_get_lines(r.rbuf, 0, -1, false), '// Add returns the sum.')
+  vim.api.nvim_set_current_win(r.rwin)
+  vim.cmd('normal gP')
+  H.wait_answer(t, c, 'Edited the outside file.')
+  t.eq(BEFORE:gsub('// Add returns a%+b%.', '// Add returns the sum.'), H.read(other .. '/calc.go'))
+  t.eq(false, vim.api.nvim_tabpage_is_valid(r.tab), 'the review tab closed')
+end)
