@@ -1,6 +1,7 @@
 package env
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -194,4 +195,25 @@ func LooksDenied(output string) bool {
 		}
 	}
 	return false
+}
+
+// SandboxCommand returns the argv that runs argv (a program and its
+// arguments) under policy p through the sandbox helper, for commands the
+// harness starts itself, such as command hooks.
+func (l *Local) SandboxCommand(p SandboxPolicy, argv []string) ([]string, error) {
+	if l.SandboxHelper == "" {
+		return nil, errors.New("sandbox: no sandbox helper is configured")
+	}
+	return append(append([]string{l.SandboxHelper}, sandboxArgs(p)...), argv...), nil
+}
+
+// SandboxCommand forwards to the wrapped Env when it can sandbox commands.
+func (e *Editor) SandboxCommand(p SandboxPolicy, argv []string) ([]string, error) {
+	s, ok := e.Env.(interface {
+		SandboxCommand(SandboxPolicy, []string) ([]string, error)
+	})
+	if !ok {
+		return nil, errors.New("sandbox: this environment cannot sandbox commands")
+	}
+	return s.SandboxCommand(p, argv)
 }

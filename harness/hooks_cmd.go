@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/compaction"
+	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/mcp"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -254,7 +255,28 @@ func (h *Harness) runHooks(ctx context.Context, ch *CommandHooks, hs []CommandHo
 	return out
 }
 
-// runHook runs one command in the workspace with sh -c.
+// commandSandboxer is an Env that can put a command the harness starts
+// itself under a sandbox policy (env.Local, and env.Editor over it).
+type commandSandboxer interface {
+	SandboxCommand(p env.SandboxPolicy, argv []string) ([]string, error)
+}
+
+// sandboxHook puts a hook's argv under the sandbox bash runs under now
+// (workspace-write in Build, read-only in Plan), or refuses it where
+// sandbox.required is set and Landlock is missing.
+func (h *Harness) sandboxHook(argv []string) ([]string, error) {
+	p, err := h.sandboxPolicy()
+	if err != nil || p == nil {
+		return argv, err
+	}
+	s, ok := h.cfg.Env.(commandSandboxer)
+	if !ok {
+		return argv, nil
+	}
+	return s.SandboxCommand(*p, argv)
+}
+
+// runHook runs one command in the workspace with sh -c, under the sandbox.
 func (h *Harness) runHook(ctx context.Context, ch *CommandHooks, c CommandHook, input map[string]any) hookOutcome {
 	o := hookOutcome{hook: c, exit: -1}
 	stdin, err := json.Marshal(input)
@@ -267,6 +289,9 @@ func (h *Harness) runHook(ctx context.Context, ch *CommandHooks, c CommandHook, 
 	argv := []string{"sh", "-c", c.Command}
 	if ch.Wrap != nil {
 		argv = ch.Wrap(argv)
+	} else if argv, err = h.sandboxHook(argv); err != nil {
+		o.err = err
+		return o
 	}
 	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
 	cmd.Dir = h.Cwd()

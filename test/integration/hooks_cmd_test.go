@@ -137,3 +137,24 @@ func TestHookProjectNeedsApproval(t *testing.T) {
 		t.Fatalf("requests with the hook's context: %d of %d", n, len(e.llm.Requests()))
 	}
 }
+
+// TestHookRunsUnderTheSandbox: a command hook runs under the same Landlock
+// sandbox as bash: in workspace-write it may write the workspace, not the
+// folder beside it.
+func TestHookRunsUnderTheSandbox(t *testing.T) {
+	e := newEnvAt(t, sandboxBase(t), []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{bashCall("b1", "echo hi")}},
+		{Text: "done"},
+	})
+	e.userSettings(`{"hooks": {"PostToolUse": [{"matcher": "bash", "hooks": [{"type": "command",
+  "command": "touch hook-inside; touch ../hook-outside"}]}]}}`)
+	s := e.start(startOpt{args: []string{"--yolo"}})
+	s.prompt("say hi")
+	s.waitIdle()
+	if _, err := os.Stat(filepath.Join(e.workspace, "hook-inside")); err != nil {
+		t.Fatalf("the hook did not run in the workspace: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(e.workspace), "hook-outside")); err == nil {
+		t.Fatal("the hook wrote outside the workspace: it ran unsandboxed")
+	}
+}

@@ -56,7 +56,18 @@ func TestNoSecretReachesTheClient(t *testing.T) {
 	s.call("session/entries", map[string]any{}, &ents)
 	s.call("session/export", map[string]any{"format": "jsonl"}, &jsonl)
 	s.call("session/export", map[string]any{"format": "markdown"}, &md)
-	s.call("session/tree", nil, &tree)
+	// The tree sends the linear run as one node; its entries (with their
+	// previews) come from {"chain": id}.
+	var top struct {
+		Nodes []struct {
+			ID string `json:"id"`
+		} `json:"nodes"`
+	}
+	s.call("session/tree", nil, &top)
+	if len(top.Nodes) == 0 {
+		t.Fatal("session/tree: no nodes")
+	}
+	s.call("session/tree", map[string]any{"chain": top.Nodes[0].ID}, &tree)
 
 	got := s.Received()
 	for _, secret := range []string{envSecret, shapeSecret} {
