@@ -47,6 +47,12 @@ func List(ctx context.Context, root, cwd string) ([]Info, error) {
 
 // ListAll returns the sessions of every cwd under root, newest first.
 func ListAll(ctx context.Context, root string) ([]Info, error) {
+	return listAll(ctx, root, false)
+}
+
+// listAll lists the sessions of every cwd under root, and with subagents
+// also the subagents' sessions beside them.
+func listAll(ctx context.Context, root string, subagents bool) ([]Info, error) {
 	dirs, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -59,11 +65,17 @@ func ListAll(ctx context.Context, root string) ([]Info, error) {
 		if !d.IsDir() {
 			continue
 		}
-		f, err := sessionFiles(filepath.Join(root, d.Name()))
-		if err != nil {
-			return nil, err
+		dirs := []string{filepath.Join(root, d.Name())}
+		if subagents {
+			dirs = append(dirs, filepath.Join(root, d.Name(), SubagentDir))
 		}
-		files = append(files, f...)
+		for _, p := range dirs {
+			f, err := sessionFiles(p)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f...)
+		}
 	}
 	return infos(ctx, files)
 }

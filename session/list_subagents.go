@@ -2,10 +2,6 @@ package session
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 )
 
@@ -27,25 +23,5 @@ func ListWithSubagents(ctx context.Context, root, cwd string) ([]Info, error) {
 
 // ListAllWithSubagents is ListAll including the subagents' sessions.
 func ListAllWithSubagents(ctx context.Context, root string) ([]Info, error) {
-	dirs, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("session: list %s: %w", root, err)
-	}
-	var files []string
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		for _, p := range []string{filepath.Join(root, d.Name()), filepath.Join(root, d.Name(), SubagentDir)} {
-			f, err := sessionFiles(p)
-			if err != nil {
-				return nil, err
-			}
-			files = append(files, f...)
-		}
-	}
-	return infos(ctx, files)
+	return listAll(ctx, root, true)
 }

