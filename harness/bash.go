@@ -27,10 +27,10 @@ func (h *Harness) Bash(ctx context.Context, command string, excludeFromContext b
 	if strings.TrimSpace(command) == "" {
 		return BashResult{}, fmt.Errorf("%w: empty command", ErrInvalid)
 	}
-	if err := h.beginSwitch(); err != nil {
+	if err := h.owner.claim(PhaseIdle); err != nil {
 		return BashResult{}, err
 	}
-	defer h.endSwitch()
+	defer h.owner.release()
 	// agent/abort stops a user command too.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -223,10 +223,10 @@ func (h *Harness) Compact(ctx context.Context, customInstructions string) (Compa
 	if err != nil {
 		return CompactionResult{}, err
 	}
-	if err := h.enterPhase(PhaseCompaction); err != nil {
+	if err := h.owner.claim(PhaseCompaction); err != nil {
 		return CompactionResult{}, err
 	}
-	defer h.setPhase(PhaseIdle)
+	defer h.owner.release()
 	if err := h.compactLocked(ctx, model, "manual", customInstructions); err != nil {
 		return CompactionResult{}, err
 	}
@@ -244,8 +244,8 @@ func (h *Harness) Compact(ctx context.Context, customInstructions string) (Compa
 
 // compact runs a compaction inside a run (phase compaction, then back).
 func (h *Harness) compact(ctx context.Context, model llm.Model, reason, instructions string) error {
-	h.setPhase(PhaseCompaction)
-	defer h.setPhase(PhaseTurn)
+	h.owner.setPhase(PhaseCompaction)
+	defer h.owner.setPhase(PhaseTurn)
 	return h.compactLocked(ctx, model, reason, instructions)
 }
 

@@ -98,11 +98,12 @@ type Harness struct {
 
 	createMu sync.Mutex // serializes ensureSession
 
+	// owner owns the run lifecycle: the phase, the queue, the changes
+	// queued during a run and who holds the harness (runner.go).
+	owner *runner
+
 	mu          sync.Mutex
 	sess        *session.Session
-	phase       Phase
-	switching   bool
-	closed      bool // Close was called: no run starts any more
 	model       llm.Model
 	hasModel    bool
 	thinking    llm.ThinkingLevel
@@ -121,13 +122,7 @@ type Harness struct {
 	warnReported   int      // session warnings already given as notices
 	spills         []string // bash spill files of the current session
 
-	steering []llm.Message
-	followUp []llm.Message
-	pending  []func(context.Context) error // changes queued during a turn, flushed at turn_end
-
-	runCancel   context.CancelFunc
 	bashCancel  context.CancelFunc // a user command (agent/bash) in progress
-	runDone     chan struct{}
 	lastUsage   llm.Usage
 	cumulative  llm.Usage
 	estimators  map[string]*compaction.Estimator
@@ -162,7 +157,6 @@ func New(cfg Config) *Harness {
 		tools:       ts,
 		ws:          newWorkspace(cfg),
 		subs:        map[int]func(Event){},
-		phase:       PhaseIdle,
 		thinking:    llm.ThinkingOff,
 		mode:        cfg.Modes[0].ID,
 		modeModels:  map[string]string{},
@@ -172,6 +166,7 @@ func New(cfg Config) *Harness {
 		autoCompact: true,
 		skillsDirty: true,
 	}
+	h.owner = newRunner(h)
 	if cfg.CommandHooks != nil {
 		h.installCommandHooks(cfg.CommandHooks)
 	}
@@ -232,43 +227,13 @@ func (e *BusyError) Error() string { return fmt.Sprintf("busy: the agent is in p
 var ErrNoSession = errors.New("no session is open")
 
 // Phase returns the current phase.
-func (h *Harness) Phase() Phase {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.phase
-}
-
-func (h *Harness) setPhase(p Phase) {
-	h.mu.Lock()
-	changed := h.phase != p
-	h.phase = p
-	h.mu.Unlock()
-	if changed {
-		h.emit(Event{Type: EvPhase, Phase: p})
-	}
-}
-
-// enterPhase moves from idle to p, or fails with *BusyError.
-func (h *Harness) enterPhase(p Phase) error {
-	h.mu.Lock()
-	if h.phase != PhaseIdle || h.switching {
-		ph := h.phase
-		h.mu.Unlock()
-		return &BusyError{Phase: ph}
-	}
-	h.phase = p
-	h.mu.Unlock()
-	h.emit(Event{Type: EvPhase, Phase: p})
-	return nil
-}
+func (h *Harness) Phase() Phase { return h.owner.Phase() }
 
 // Close aborts any run, waits for it and closes the session.
 func (h *Harness) Close() error {
-	h.mu.Lock()
-	h.closed = true
-	h.mu.Unlock()
-	h.Abort()
-	h.waitRun()
+	h.owner.close()
+	h.cancelBash()
+	_ = h.owner.wait(context.Background())
 	if h.cfg.MCP != nil {
 		h.cfg.MCP.Close()
 	}
@@ -284,30 +249,10 @@ func (h *Harness) Close() error {
 	return nil
 }
 
-func (h *Harness) waitRun() {
-	h.mu.Lock()
-	done := h.runDone
-	h.mu.Unlock()
-	if done != nil {
-		<-done
-	}
-}
-
-// Wait blocks until the current run (if any) ends or ctx is done.
-func (h *Harness) Wait(ctx context.Context) error {
-	h.mu.Lock()
-	done := h.runDone
-	h.mu.Unlock()
-	if done == nil {
-		return nil
-	}
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+// Wait blocks until the current run (if any) ends or ctx is done. A run
+// that starts from the ending one — with the messages queued too late for
+// it, an interrupt's, an approved plan's build run — is waited for too.
+func (h *Harness) Wait(ctx context.Context) error { return h.owner.wait(ctx) }
 
 // Cwd is the working directory of the agent.
 func (h *Harness) Cwd() string { return h.cfg.Env.Cwd() }

@@ -13,16 +13,7 @@ import (
 
 // startRun claims the idle harness and runs prompts in the background.
 func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
-	return h.startRunAs(ctx, prompts, false)
-}
-
-// startRunAs starts a run; claimed says the caller holds the switch claim
-// (claimIdle), which the new run takes over atomically.
-func (h *Harness) startRunAs(ctx context.Context, prompts []llm.Message, claimed bool) error {
-	h.mu.Lock()
-	closed := h.closed
-	h.mu.Unlock()
-	if closed {
+	if h.owner.isClosed() {
 		return ErrClosed
 	}
 	model, err := h.Model(ctx)
@@ -32,75 +23,16 @@ func (h *Harness) startRunAs(ctx context.Context, prompts []llm.Message, claimed
 	if _, err := h.ensureSession(ctx); err != nil {
 		return err
 	}
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return ErrClosed
-	}
-	if h.phase != PhaseIdle || (h.switching && !claimed) || h.runDone != nil {
-		ph := h.phase
-		h.mu.Unlock()
-		return &BusyError{Phase: ph}
-	}
-	if claimed {
-		h.switching = false
-	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	h.runCancel, h.runDone = cancel, done
-	h.phase = PhaseTurn
-	h.mu.Unlock()
-	h.emit(Event{Type: EvPhase, Phase: PhaseTurn})
-	go h.run(runCtx, cancel, done, model, prompts)
-	return nil
+	return h.owner.start(model, prompts)
 }
 
 // run is one agent run: turns until the model stops asking for tools and
-// no steering or follow-up is queued, or until abort.
-func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan struct{}, model llm.Model, prompts []llm.Message) {
+// no steering or follow-up is queued, or until abort. The run owner started
+// it (agent_start is sent) and ends it (finish: agent_end).
+func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Message) {
 	x := &host{h: h}
 	var endReason string
-	defer func() {
-		cancel()
-		// Changes and messages queued until the run is marked idle are not
-		// lost: pending changes are flushed, and messages that came after the
-		// loop's last look at the queue start the next run.
-		var leftover []llm.Message
-		var tokens *Tokens
-		for settled := false; !settled; {
-			h.flushPending(context.Background())
-			h.persistState(context.Background())
-			tokens = h.tokensPtr()
-			// subMu is held from marking the run idle until agent_end is
-			// delivered, so a run started meanwhile cannot emit its
-			// agent_start before this run's agent_end.
-			h.subMu.Lock()
-			h.mu.Lock()
-			if settled = len(h.pending) == 0; settled {
-				leftover = append(h.steering, h.followUp...)
-				h.steering, h.followUp = nil, nil
-				h.phase = PhaseIdle
-				h.runCancel, h.runDone = nil, nil
-			}
-			h.mu.Unlock()
-			if !settled {
-				h.subMu.Unlock()
-			}
-		}
-		if len(leftover) > 0 {
-			h.emitLocked(Event{Type: EvQueueUpdate})
-		}
-		h.emitLocked(Event{Type: EvPhase, Phase: PhaseIdle})
-		h.emitLocked(Event{Type: EvAgentEnd, Reason: endReason, Tokens: tokens})
-		h.subMu.Unlock()
-		close(done)
-		if p := x.planApproved.Load(); p != nil && endReason != string(llm.StopAborted) {
-			go h.handOverToBuild(*p, leftover)
-		} else if len(leftover) > 0 {
-			go h.startLeftover(leftover)
-		}
-	}()
-	h.emit(Event{Type: EvAgentStart, Model: model.Ref()})
+	defer func() { h.owner.finish(endReason, x.planApproved.Load()) }()
 
 	start := &AgentStart{Prompt: prompts, Extra: h.runSessionStartHooks(ctx)}
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeAgentStart) {
@@ -113,7 +45,8 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 	}
 	// A context that cannot be built fails the prompt before anything is
 	// appended for it.
-	if _, err := h.contextMessages(ctx); err != nil {
+	// An abort does not drop the prompt: it is recorded, then the run ends.
+	if _, err := h.contextMessages(context.WithoutCancel(ctx)); err != nil {
 		h.fail(fmt.Errorf("build context: %w", err))
 		endReason = "error"
 		return
@@ -188,7 +121,7 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 			terminate = h.executeTools(ctx, x, calls)
 		}
 		h.emit(Event{Type: EvTurnEnd})
-		h.flushPending(ctx)
+		h.owner.flush(ctx)
 		if ctx.Err() != nil {
 			endReason = string(llm.StopAborted)
 			return
@@ -197,8 +130,7 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 			endReason = "terminated"
 			return
 		}
-		if steer := h.takeSteering(); len(steer) > 0 {
-			h.emitQueue()
+		if steer := h.owner.take(false); len(steer) > 0 {
 			if !h.recordAll(ctx, steer) {
 				endReason = "error"
 				return
@@ -208,8 +140,7 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		if len(calls) > 0 {
 			continue
 		}
-		if fu := h.takeFollowUp(); len(fu) > 0 {
-			h.emitQueue()
+		if fu := h.owner.take(true); len(fu) > 0 {
 			if !h.recordAll(ctx, fu) {
 				endReason = "error"
 				return
@@ -227,26 +158,6 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 		endReason = string(msg.StopReason)
 		return
 	}
-}
-
-// startLeftover starts a run with messages queued while the last one ended;
-// when another run got there first they join its follow-ups.
-func (h *Harness) startLeftover(ms []llm.Message) {
-	err := h.startRun(context.Background(), ms)
-	if err == nil {
-		return
-	}
-	h.mu.Lock()
-	joined := h.runDone != nil
-	if joined {
-		h.followUp = append(h.followUp, ms...)
-	}
-	h.mu.Unlock()
-	if joined {
-		h.emitQueue()
-		return
-	}
-	h.fail(fmt.Errorf("a message queued as the run ended could not start a run: %w", err))
 }
 
 func (h *Harness) recordAll(ctx context.Context, ms []llm.Message) bool {
@@ -267,18 +178,6 @@ func (h *Harness) currentModel(fallback llm.Model) llm.Model {
 		return h.model
 	}
 	return fallback
-}
-
-func (h *Harness) flushPending(ctx context.Context) {
-	h.mu.Lock()
-	pending := h.pending
-	h.pending = nil
-	h.mu.Unlock()
-	for _, fn := range pending {
-		if err := fn(ctx); err != nil {
-			h.fail(err)
-		}
-	}
 }
 
 // fail reports an error event.
@@ -390,15 +289,15 @@ func (h *Harness) streamAssistant(ctx context.Context, req llm.Request) llm.Mess
 			}
 			h.emit(Event{Type: EvMessageUpdate, DeltaKind: kind, Delta: ev.Delta, ContentIndex: ev.ContentIndex})
 		case llm.EventRetryStart:
-			h.setPhase(PhaseRetry)
+			h.owner.setPhase(PhaseRetry)
 			h.emit(Event{Type: EvRetryStart, Attempt: ev.Attempt, DelayMs: ev.DelayMs, Error: ev.Error})
 		case llm.EventRetryEnd:
-			h.setPhase(PhaseTurn)
+			h.owner.setPhase(PhaseTurn)
 			h.emit(Event{Type: EvRetryEnd, Attempt: ev.Attempt, Error: ev.Error})
 		}
 	})
 	if h.Phase() == PhaseRetry {
-		h.setPhase(PhaseTurn)
+		h.owner.setPhase(PhaseTurn)
 	}
 	if !started {
 		h.emit(Event{Type: EvMessageStart, Message: &llm.Message{Role: llm.RoleAssistant, Model: req.Model.ID, Provider: req.Model.Provider}})
@@ -564,15 +463,23 @@ func (h *Harness) recordToolResult(ctx context.Context, c llm.ContentBlock, res 
 }
 
 // handOverToBuild switches an approved plan's session to Build mode once
-// the run is quiet, then starts the build run.
-func (h *Harness) handOverToBuild(p tools.Plan, queued []llm.Message) {
+// the run is quiet, then starts the build run. The run owner handed it the
+// harness; it hands it on to the build run (or back, on a failure).
+func (h *Harness) handOverToBuild(p tools.Plan) {
 	ctx := context.Background()
-	if _, err := h.SetMode(ctx, "build"); err != nil {
+	if _, err := h.switchMode(ctx, "build"); err != nil {
+		h.owner.release()
 		h.fail(fmt.Errorf("plan approved, but switching to build mode failed: %w", err))
 		return
 	}
 	text := fmt.Sprintf("The plan %q was approved. You are now in Build mode with all tools: implement it step by step.", p.Title)
-	if err := h.startRun(ctx, append([]llm.Message{llm.UserText(text, h.now())}, queued...)); err != nil {
+	model, err := h.Model(ctx)
+	if err == nil {
+		err = h.owner.handToRun(model, []llm.Message{llm.UserText(text, h.now())})
+	} else {
+		h.owner.release()
+	}
+	if err != nil {
 		h.fail(fmt.Errorf("plan approved, but the build run could not start: %w", err))
 	}
 }

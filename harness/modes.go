@@ -75,10 +75,21 @@ func (h *Harness) SetMode(ctx context.Context, id string) (ModeState, error) {
 	if m == nil {
 		return ModeState{}, fmt.Errorf("%w: mode %q", ErrNotFound, id)
 	}
-	if err := h.claimIdle(ctx); err != nil {
+	if err := h.owner.claimIdle(ctx); err != nil {
 		return ModeState{}, err
 	}
-	defer h.endSwitch()
+	defer h.owner.release()
+	return h.switchMode(ctx, id)
+}
+
+// switchMode is SetMode for the caller holding the idle harness.
+func (h *Harness) switchMode(ctx context.Context, id string) (ModeState, error) {
+	m := h.modeByID(id)
+	if m == nil {
+		return ModeState{}, fmt.Errorf("%w: mode %q", ErrNotFound, id)
+	}
+	h.owner.applyMu.Lock()
+	defer h.owner.applyMu.Unlock()
 	h.mu.Lock()
 	if h.hasModel {
 		h.modeModels[h.mode] = h.model.Ref()
@@ -158,10 +169,8 @@ func (h *Harness) SetModel(ctx context.Context, ref string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
-	if h.deferIfRunning(func(ctx context.Context) error { return h.applyModel(ctx, m.Ref()) }) {
-		return m.Ref(), nil
-	}
-	return m.Ref(), h.applyModel(ctx, m.Ref())
+	_, err = h.owner.change(ctx, func(ctx context.Context) error { return h.applyModel(ctx, m.Ref()) })
+	return m.Ref(), err
 }
 
 func (h *Harness) applyModel(ctx context.Context, ref string) error {
@@ -213,21 +222,8 @@ func (h *Harness) SetThinking(ctx context.Context, level llm.ThinkingLevel) erro
 		h.emit(Event{Type: EvThinking, Thinking: level})
 		return nil
 	}
-	if h.deferIfRunning(apply) {
-		return nil
-	}
-	return apply(ctx)
-}
-
-// deferIfRunning queues fn for turn_end when a run is going.
-func (h *Harness) deferIfRunning(fn func(context.Context) error) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.runDone == nil {
-		return false
-	}
-	h.pending = append(h.pending, fn)
-	return true
+	_, err := h.owner.change(ctx, apply)
+	return err
 }
 
 // activeTools returns the tools the current mode may use.

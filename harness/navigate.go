@@ -41,16 +41,13 @@ func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOp
 		if model, err = h.Model(ctx); err != nil {
 			return NavigateResult{}, err
 		}
-		if err := h.enterPhase(PhaseBranchSummary); err != nil {
+		if err := h.owner.claim(PhaseBranchSummary); err != nil {
 			return NavigateResult{}, err
 		}
-		defer h.setPhase(PhaseIdle)
-	} else {
-		if err := h.beginSwitch(); err != nil {
-			return NavigateResult{}, err
-		}
-		defer h.endSwitch()
+	} else if err := h.owner.claim(PhaseIdle); err != nil {
+		return NavigateResult{}, err
 	}
+	defer h.owner.release()
 	oldLeaf := s.LeafID()
 	res := NavigateResult{}
 	newLeaf := targetID

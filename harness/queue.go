@@ -2,10 +2,8 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/pi-lsp/pi-lsp/llm"
 )
@@ -56,18 +54,24 @@ func (h *Harness) Prompt(ctx context.Context, text string, opts PromptOptions) (
 		return "", err
 	}
 	msg.Content = append(msg.Content, res...)
-	if h.isRunning() {
-		switch opts.StreamingBehavior {
-		case "followUp":
-			return DeliveryFollowUp, h.enqueueMsg(ctx, msg, &h.followUp)
-		case "interrupt":
-			_, err := h.interruptMsg(ctx, msg)
-			return DeliveryInterrupt, err
-		default:
-			return DeliverySteer, h.enqueueMsg(ctx, msg, &h.steering)
-		}
+	d, _, err := h.submit(ctx, msg, opts.StreamingBehavior)
+	return d, err
+}
+
+// submit hands m to the run owner: it starts a run on the idle harness or
+// is queued on (or interrupts) the running one.
+func (h *Harness) submit(ctx context.Context, m llm.Message, behavior string) (Delivery, []string, error) {
+	if h.owner.isClosed() {
+		return "", nil, ErrClosed
 	}
-	return DeliveryRun, h.startRun(ctx, []llm.Message{msg})
+	model, err := h.Model(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := h.ensureSession(ctx); err != nil {
+		return "", nil, err
+	}
+	return h.owner.submit(model, m, behavior)
 }
 
 func (h *Harness) userMessage(ctx context.Context, text string, images []llm.ContentBlock) (llm.Message, error) {
@@ -85,95 +89,40 @@ func (h *Harness) userMessage(ctx context.Context, text string, images []llm.Con
 	return m, nil
 }
 
-func (h *Harness) isRunning() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.runDone != nil
-}
-
 // IsRunning reports whether a run is going.
-func (h *Harness) IsRunning() bool { return h.isRunning() }
+func (h *Harness) IsRunning() bool { return h.owner.running() }
 
 // Steer queues a message delivered after the current tool calls, before the
 // next model call. When no run is going it starts one.
 func (h *Harness) Steer(ctx context.Context, text string) error {
-	return h.enqueue(ctx, text, &h.steering)
+	return h.enqueue(ctx, text, "steer")
 }
 
 // FollowUp queues a message delivered when the run would end. When no run
 // is going it starts one.
 func (h *Harness) FollowUp(ctx context.Context, text string) error {
-	return h.enqueue(ctx, text, &h.followUp)
+	return h.enqueue(ctx, text, "followUp")
 }
 
-// enqueue appends text to queue (h.steering or h.followUp, guarded by h.mu)
-// while a run is going, or starts a run with it.
-func (h *Harness) enqueue(ctx context.Context, text string, queue *[]llm.Message) error {
+func (h *Harness) enqueue(ctx context.Context, text, behavior string) error {
 	m, err := h.userMessage(ctx, text, nil)
 	if err != nil {
 		return err
 	}
-	return h.enqueueMsg(ctx, m, queue)
+	_, _, err = h.submit(ctx, m, behavior)
+	return err
 }
 
-func (h *Harness) enqueueMsg(ctx context.Context, m llm.Message, queue *[]llm.Message) error {
-	h.mu.Lock()
-	if h.runDone == nil {
-		h.mu.Unlock()
-		return h.startRun(ctx, []llm.Message{m})
-	}
-	*queue = append(*queue, m)
-	h.mu.Unlock()
-	h.emitQueue()
-	return nil
-}
-
-// Interrupt aborts the run, clears the queue and sends text at once. It
-// returns the queued texts it dropped (see AbortDrafts).
+// Interrupt aborts the run, clears the queue and sends text at once: it
+// starts as soon as the aborted run has ended. It returns the queued texts
+// it dropped (see AbortDrafts).
 func (h *Harness) Interrupt(ctx context.Context, text string) ([]string, error) {
 	m, err := h.userMessage(ctx, text, nil)
 	if err != nil {
 		return nil, err
 	}
-	return h.interruptMsg(ctx, m)
-}
-
-func (h *Harness) interruptMsg(ctx context.Context, m llm.Message) ([]string, error) {
-	h.mu.Lock()
-	dropped := queuedTexts(h.steering, h.followUp)
-	h.steering, h.followUp = nil, nil
-	h.mu.Unlock()
-	h.emitQueue()
-	h.returnDrafts(dropped)
-	if err := h.claimIdle(ctx); err != nil {
-		return dropped, err
-	}
-	if err := h.startRunAs(ctx, []llm.Message{m}, true); err != nil {
-		h.endSwitch()
-		return dropped, err
-	}
-	return dropped, nil
-}
-
-// claimIdle aborts any run, waits for it and claims the idle harness (as
-// beginSwitch) so that nothing starts in between; release with endSwitch or
-// hand the claim to startRunAs. A run that starts while waiting (a queued
-// message delivered at the end of the aborted one) is aborted too.
-func (h *Harness) claimIdle(ctx context.Context) error {
-	for attempt := 0; ; attempt++ {
-		h.Abort()
-		h.waitRun()
-		err := h.beginSwitch()
-		var busy *BusyError
-		if err == nil || !errors.As(err, &busy) || busy.Phase != PhaseTurn && busy.Phase != PhaseIdle || attempt >= 20 {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	_, dropped, err := h.submit(ctx, m, "interrupt")
+	return dropped, err
 }
 
 // Abort stops the stream, any running tool, any wait on the user and a
@@ -184,25 +133,17 @@ func (h *Harness) Abort() { h.AbortDrafts() }
 // dropped (steering first), which are also announced once with a
 // drafts_returned event so the editor can put them back in its input.
 func (h *Harness) AbortDrafts() []string {
+	h.cancelBash()
+	return h.owner.abort()
+}
+
+// cancelBash cancels a user command (agent/bash) in progress.
+func (h *Harness) cancelBash() {
 	h.mu.Lock()
-	cancel, bash := h.runCancel, h.bashCancel
-	dropped := queuedTexts(h.steering, h.followUp)
-	h.steering, h.followUp = nil, nil
+	bash := h.bashCancel
 	h.mu.Unlock()
 	if bash != nil {
 		bash()
-	}
-	if cancel != nil {
-		cancel()
-		h.emitQueue()
-	}
-	h.returnDrafts(dropped)
-	return dropped
-}
-
-func (h *Harness) returnDrafts(dropped []string) {
-	if len(dropped) > 0 {
-		h.emit(Event{Type: EvDraftsReturned, Drafts: dropped})
 	}
 }
 
@@ -229,35 +170,4 @@ func userTypedText(m llm.Message) string {
 }
 
 // Queue returns the queued steering and follow-up texts.
-func (h *Harness) Queue() (steering, followUp []string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, m := range h.steering {
-		steering = append(steering, m.Text())
-	}
-	for _, m := range h.followUp {
-		followUp = append(followUp, m.Text())
-	}
-	return steering, followUp
-}
-
-func (h *Harness) emitQueue() {
-	s, f := h.Queue()
-	h.emit(Event{Type: EvQueueUpdate, Steering: s, FollowUp: f})
-}
-
-func (h *Harness) takeSteering() []llm.Message {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := h.steering
-	h.steering = nil
-	return out
-}
-
-func (h *Harness) takeFollowUp() []llm.Message {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	out := h.followUp
-	h.followUp = nil
-	return out
-}
+func (h *Harness) Queue() (steering, followUp []string) { return h.owner.queue() }

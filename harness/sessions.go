@@ -58,10 +58,10 @@ func (h *Harness) SessionInfo() SessionInfo {
 
 // NewSession starts a new session in cwd ("" = the harness cwd).
 func (h *Harness) NewSession(ctx context.Context, cwd string) (SessionInfo, error) {
-	if err := h.beginSwitch(); err != nil {
+	if err := h.owner.claim(PhaseIdle); err != nil {
 		return SessionInfo{}, err
 	}
-	defer h.endSwitch()
+	defer h.owner.release()
 	if cwd == "" {
 		cwd = h.Cwd()
 	}
@@ -76,10 +76,10 @@ func (h *Harness) NewSession(ctx context.Context, cwd string) (SessionInfo, erro
 // OpenSession opens (and locks) an existing session file and restores the
 // harness state recorded in it.
 func (h *Harness) OpenSession(ctx context.Context, path string) (SessionInfo, error) {
-	if err := h.beginSwitch(); err != nil {
+	if err := h.owner.claim(PhaseIdle); err != nil {
 		return SessionInfo{}, err
 	}
-	defer h.endSwitch()
+	defer h.owner.release()
 	s, err := session.Open(ctx, path, session.OpenOptions{})
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("open session: %w", err)
@@ -104,31 +104,11 @@ func (h *Harness) ContinueRecent(ctx context.Context) (SessionInfo, error) {
 	return h.NewSession(ctx, "")
 }
 
-// beginSwitch claims the idle harness for a short operation (a session
-// switch) that is not a phase of its own: runs and other switches answer
-// busy until endSwitch.
-func (h *Harness) beginSwitch() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.phase != PhaseIdle || h.switching {
-		return &BusyError{Phase: h.phase}
-	}
-	h.switching = true
-	return nil
-}
-
-func (h *Harness) endSwitch() {
-	h.mu.Lock()
-	h.switching = false
-	h.mu.Unlock()
-}
-
 // swapSession makes s current, closing the old one, and restores state.
 func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore bool) {
 	h.mu.Lock()
 	old := h.sess
 	h.sess = s
-	h.steering, h.followUp, h.pending = nil, nil, nil
 	h.taskList = nil
 	h.compactions = 0
 	h.lastUsage = llm.Usage{}
@@ -328,10 +308,10 @@ func (h *Harness) ensureSession(ctx context.Context) (*session.Session, error) {
 // it) and makes it current. editorText is the text of the user message a
 // "before" fork left out.
 func (h *Harness) Fork(ctx context.Context, entryID string, at bool) (SessionInfo, string, error) {
-	if err := h.beginSwitch(); err != nil {
+	if err := h.owner.claim(PhaseIdle); err != nil {
 		return SessionInfo{}, "", err
 	}
-	defer h.endSwitch()
+	defer h.owner.release()
 	src := h.Session()
 	if src == nil {
 		return SessionInfo{}, "", ErrNoSession
@@ -354,10 +334,10 @@ func (h *Harness) Fork(ctx context.Context, entryID string, at bool) (SessionInf
 
 // Clone copies the current branch into a new session and makes it current.
 func (h *Harness) Clone(ctx context.Context) (SessionInfo, error) {
-	if err := h.beginSwitch(); err != nil {
+	if err := h.owner.claim(PhaseIdle); err != nil {
 		return SessionInfo{}, err
 	}
-	defer h.endSwitch()
+	defer h.owner.release()
 	src := h.Session()
 	if src == nil {
 		return SessionInfo{}, ErrNoSession

@@ -32,7 +32,7 @@ type State struct {
 
 // State reports phase, session, model and token accounting.
 func (h *Harness) State(ctx context.Context) State {
-	st := State{Phase: h.Phase(), IsRunning: h.isRunning(), ThinkingLevel: h.Thinking(), Cwd: h.Cwd()}
+	st := State{Phase: h.Phase(), IsRunning: h.IsRunning(), ThinkingLevel: h.Thinking(), Cwd: h.Cwd()}
 	info := h.SessionInfo()
 	st.SessionID, st.Path, st.Name = info.ID, info.Path, info.Name
 	if m, err := h.Model(ctx); err == nil {
