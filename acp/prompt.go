@@ -152,24 +152,23 @@ func (s *sess) builtin(p *pending) bool {
 
 // tree renders the current branch, one line per message.
 func (s *sess) tree(ctx context.Context) string {
-	sn := s.h.Session()
-	if sn == nil {
+	info := s.h.SessionInfo()
+	if info.ID == "" {
 		return "No session yet."
 	}
-	branch, err := sn.Branch(sn.LeafID())
+	lines, total, err := s.h.BranchLines(50)
 	if err != nil {
 		return "tree: " + err.Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Session %s, %d entries on this branch:\n", sn.ID(), len(branch))
-	from := max(0, len(branch)-50)
-	for _, e := range branch[from:] {
+	fmt.Fprintf(&b, "Session %s, %d entries on this branch:\n", info.ID, total)
+	for _, e := range lines {
 		line := e.Type
-		if e.Message != nil {
-			line = string(e.Message.Role) + ": " + firstLine(e.Message.Text(), 70)
+		if e.Role != "" {
+			line = e.Role + ": " + firstLine(e.Text, 70)
 		}
-		if l := sn.Label(e.ID); l != "" {
-			line += " [" + l + "]"
+		if e.Label != "" {
+			line += " [" + e.Label + "]"
 		}
 		fmt.Fprintf(&b, "- %s %s\n", e.ID, line)
 	}

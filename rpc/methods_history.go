@@ -36,14 +36,13 @@ func (a *agent) registerHistory(s *Server) {
 		return res, nil
 	}))
 	s.Register("session/tree", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.TreeParams) (any, error) {
-		sess := h.Session()
-		if sess == nil {
+		page, ok, err := h.TreePage(ctx, session.TreeQuery{Chain: p.Chain, Root: p.Root, Depth: p.Depth, Limit: p.Limit, After: p.After})
+		if !ok {
 			if p.Root != "" || p.After != "" || p.Chain != "" {
 				return nil, ErrInvalidParams("no session is open")
 			}
 			return protocol.TreeResult{Nodes: []protocol.TreeNode{}}, nil
 		}
-		page, err := sess.TreePage(ctx, session.TreeQuery{Chain: p.Chain, Root: p.Root, Depth: p.Depth, Limit: p.Limit, After: p.After})
 		if errors.Is(err, session.ErrBadTreeParam) {
 			return nil, ErrInvalidParams(err.Error())
 		}

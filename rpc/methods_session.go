@@ -3,8 +3,8 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/harness"
@@ -147,64 +147,41 @@ func (a *agent) register(s *Server) {
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {
-	sess := h.Session()
-	out := []json.RawMessage{}
-	if sess == nil {
-		return protocol.EntriesResult{Entries: out}, nil
-	}
 	if len(ids) > 0 {
-		for _, id := range ids {
-			e, err := sess.Entry(id)
-			if err != nil {
-				return nil, ErrNotFound("entry " + id)
-			}
-			out = append(out, e.Raw)
+		out, err := h.Entries(ids)
+		if err != nil {
+			return nil, ErrNotFound(strings.TrimPrefix(err.Error(), harness.ErrNotFound.Error()+": "))
 		}
 		return protocol.EntriesResult{Entries: out}, nil
-	}
-	branch, err := sess.Branch("")
-	if err != nil {
-		return nil, err
-	}
-	start := 0
-	if fromID != "" {
-		start = -1
-		for i, e := range branch {
-			if e.ID == fromID {
-				start = i + 1
-			}
-		}
-		if start < 0 {
-			return nil, ErrNotFound("entry " + fromID + " on the current branch")
-		}
 	}
 	if limit <= 0 {
 		limit = 1000
 	}
-	for _, e := range branch[start:] {
-		if len(out) >= limit {
-			break
-		}
-		out = append(out, e.Raw)
+	out, err := h.BranchEntries(fromID, limit)
+	if errors.Is(err, harness.ErrNotFound) {
+		return nil, ErrNotFound(strings.TrimPrefix(err.Error(), harness.ErrNotFound.Error()+": "))
+	}
+	if err != nil {
+		return nil, err
 	}
 	return protocol.EntriesResult{Entries: out}, nil
 }
 
 func export(ctx context.Context, h *harness.Harness, format string) (any, error) {
-	sess := h.Session()
-	if sess == nil {
+	info := h.SessionInfo()
+	if info.ID == "" {
 		return nil, harness.ErrNoSession
 	}
 	switch format {
 	case "jsonl":
-		data, err := os.ReadFile(sess.Path())
+		data, err := h.SessionFile()
 		if err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
 		return protocol.ExportResult{Text: string(data)}, nil
 	case "", "markdown":
 		var b strings.Builder
-		fmt.Fprintf(&b, "# Session %s\n\n", sess.ID())
+		fmt.Fprintf(&b, "# Session %s\n\n", info.ID)
 		for _, m := range h.DisplayHistory(ctx) {
 			switch m.Role {
 			case llm.RoleUser:
