@@ -16,15 +16,13 @@ const MaxErrors = 20
 
 // ReducerOptions configure a Reducer.
 type ReducerOptions struct {
-	// ModeInfo resolves a mode id (from mode_change) to its name and color.
-	// Nil uses DefaultModeInfo.
-	ModeInfo func(id string) Mode
 	// MaxChildItems bounds a subagent's items on its parent's tool item
 	// (0 = DefaultMaxChildItems): past it, the older half is dropped.
 	MaxChildItems int
 }
 
-// DefaultModeInfo knows the harness's built-in modes and titles any other id.
+// DefaultModeInfo knows the harness's built-in modes and titles any other
+// id: the name and colour of a mode_change that carries none.
 func DefaultModeInfo(id string) Mode {
 	for _, m := range harness.DefaultModes() {
 		if m.ID == id {
@@ -44,7 +42,6 @@ func DefaultModeInfo(id string) Mode {
 type Reducer struct {
 	mu       sync.Mutex
 	st       State
-	modeInfo func(string) Mode
 	maxChild int
 
 	nextID int
@@ -82,12 +79,9 @@ type liveItem struct {
 
 // NewReducer returns a Reducer holding an empty idle state.
 func NewReducer(opts ReducerOptions) *Reducer {
-	r := &Reducer{st: NewState(), modeInfo: opts.ModeInfo, open: -1, maxChild: opts.MaxChildItems}
+	r := &Reducer{st: NewState(), open: -1, maxChild: opts.MaxChildItems}
 	if r.maxChild <= 0 {
 		r.maxChild = DefaultMaxChildItems
-	}
-	if r.modeInfo == nil {
-		r.modeInfo = DefaultModeInfo
 	}
 	r.resetTracking()
 	return r
@@ -118,18 +112,11 @@ func (r *Reducer) Apply(ev harness.Event) {
 	r.dispatch(urgent)
 }
 
-// Reset replaces the state for a new current session: the session info and
-// the transcript seeded from its history (see ItemsFromMessages). Mode,
-// model, thinking level and yolo are kept. Every client gets a full state.
-func (r *Reducer) Reset(session SessionInfo, history []Item) {
-	r.ResetPage(session, history, nil)
-}
-
-// ResetPage is Reset with the newest page of the history only (see Page):
-// older names what the state leaves out.
-func (r *Reducer) ResetPage(session SessionInfo, history []Item, older *protocol.HistoryMarker) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// resetLocked replaces the state for a new current session: the session
+// info and the newest page of its history (see Page); older names what the
+// state leaves out. Mode, model, thinking level and yolo are kept. Every
+// client gets a full state. The caller holds mu.
+func (r *Reducer) resetLocked(session SessionInfo, history []Item, older *protocol.HistoryMarker) {
 	r.resetState(session)
 	if older != nil {
 		o := *older
@@ -148,7 +135,6 @@ func (r *Reducer) ResetPage(session SessionInfo, history []Item, older *protocol
 		}
 	}
 	r.resync = true
-	r.dispatch(true)
 }
 
 // ItemCount is the number of items in the state.
@@ -156,15 +142,6 @@ func (r *Reducer) ItemCount() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.st.Items)
-}
-
-// SetSession updates the session info (a rename, say) without a reset.
-func (r *Reducer) SetSession(session SessionInfo) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.st.Session = session
-	r.set(path("session"), session)
-	r.dispatch(false)
 }
 
 func (r *Reducer) resetState(session SessionInfo) {
@@ -263,7 +240,11 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 	case harness.EvCompactionEnd:
 		r.compactionEnd(ev)
 	case harness.EvMode:
-		if m := r.modeInfo(ev.Mode); m != r.st.Mode {
+		m := Mode{ID: ev.Mode, Name: ev.ModeName, Color: ev.ModeColor}
+		if m.Name == "" {
+			m = DefaultModeInfo(ev.Mode)
+		}
+		if m != r.st.Mode {
 			r.st.Mode = m
 			r.set(path("mode"), m)
 		}
@@ -298,12 +279,7 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 	case harness.EvMemory:
 		r.setMemory(ev.Memory)
 	case harness.EvSession:
-		info := r.st.Session
-		if ev.SessionID != info.ID {
-			info = SessionInfo{ID: ev.SessionID, Cwd: info.Cwd}
-		}
-		r.resetState(info)
-		r.resync = true
+		r.sessionChange(ev)
 		return true
 	case harness.EvError, harness.EvMCPServer:
 		r.addError(ev.Error)

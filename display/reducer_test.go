@@ -273,15 +273,17 @@ func TestResetSeedsHistory(t *testing.T) {
 	r.Apply(harness.Event{Type: harness.EvMessageStart, Message: userMsg("old")})
 	c.drain()
 	one := 1
-	hist := display.ItemsFromMessages([]llm.Message{
+	msgs := []llm.Message{
 		*userMsg("hi"),
 		*assistantMsg("calling", toolCall("c1", "edit", `{"path":"x.go"}`)),
 		{Role: llm.RoleToolResult, ToolCallID: "c1", ToolName: "edit", Content: []llm.ContentBlock{llm.TextBlock("ok")}, Details: json.RawMessage(`{"diff":"+x"}`)},
 		{Role: llm.RoleBashExecution, Command: "false", Output: "", ExitCode: &one},
 		{Role: llm.RoleCompactionSummary, Summary: "sum"},
 		*assistantMsg("", toolCall("c2", "bash", `{}`)),
-	})
-	r.Reset(display.SessionInfo{ID: "s2", Path: "/p", Cwd: "/w"}, hist)
+	}
+	ids := []string{"e1", "e2", "e3", "e4", "e5", "e6"}
+	r.Apply(harness.Event{Type: harness.EvSession, SessionID: "s2", Session: &harness.SessionInfo{ID: "s2", Path: "/p", Cwd: "/w"},
+		History: &harness.History{Messages: msgs, EntryIDs: ids, Older: 3, Before: "e0"}})
 	frames := c.drain()
 	if len(frames) != 1 || frames[0].State == nil {
 		t.Fatalf("reset did not send one full state: %+v", frames)
@@ -297,13 +299,48 @@ func TestResetSeedsHistory(t *testing.T) {
 	if st.Items[2].Diff != "+x" || st.Items[2].Path != "x.go" || len(st.ModifiedFiles) != 1 {
 		t.Fatalf("tool item = %+v files=%v", st.Items[2], st.ModifiedFiles)
 	}
-	if st.Model != "fake/m1" || st.Session.ID != "s2" {
+	if st.Model != "fake/m1" || st.Session.ID != "s2" || st.Session.Path != "/p" {
 		t.Fatalf("model %q session %+v", st.Model, st.Session)
+	}
+	if st.History == nil || st.History.Older != 3 || st.History.Before != "e0" {
+		t.Fatalf("history marker %+v, want the event's (3 older, before e0)", st.History)
 	}
 	// After a reset the stream goes on with ops on top of the new state.
 	r.Apply(harness.Event{Type: harness.EvToolEnd, ToolCallID: "c2", Output: "late"})
 	c.drain()
 	c.check(r)
+}
+
+// A mode_change names the mode and its colour: the display shows what the
+// event says, a custom mode included.
+func TestModeChangeCarriesNameAndColour(t *testing.T) {
+	r := display.NewReducer(display.ReducerOptions{})
+	r.Apply(harness.Event{Type: harness.EvMode, Mode: "review", ModeName: "Review", ModeColor: "#123456"})
+	if m := r.State().Mode; m != (display.Mode{ID: "review", Name: "Review", Color: "#123456"}) {
+		t.Fatalf("mode = %+v", m)
+	}
+}
+
+// A session_change's history larger than the state's bound is cut at a turn
+// boundary, and the marker counts what was cut on top of what the event
+// left out.
+func TestSessionChangeHistoryIsBounded(t *testing.T) {
+	r := display.NewReducer(display.ReducerOptions{})
+	var msgs []llm.Message
+	var ids []string
+	for i := range display.DefaultItems {
+		msgs = append(msgs, *userMsg(fmt.Sprintf("q%d", i)), *assistantMsg(fmt.Sprintf("a%d", i)))
+		ids = append(ids, fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i))
+	}
+	r.Apply(harness.Event{Type: harness.EvSession, Session: &harness.SessionInfo{ID: "s"},
+		History: &harness.History{Messages: msgs, EntryIDs: ids, Older: 10, Before: "u0"}})
+	st := r.State()
+	if len(st.Items) != display.DefaultItems || st.Items[0].Text != "q100" {
+		t.Fatalf("%d items, first %q: want the newest %d from a turn start", len(st.Items), st.Items[0].Text, display.DefaultItems)
+	}
+	if st.History == nil || st.History.Before != "u100" || st.History.Older != 10+200 {
+		t.Fatalf("marker %+v", st.History)
+	}
 }
 
 func TestSessionChangeResyncs(t *testing.T) {

@@ -132,17 +132,23 @@ type Event struct {
 	Plan       *tools.Plan       `json:"plan,omitempty"`
 	Tasks      []tools.Task      `json:"tasks,omitempty"`
 	Mode       string            `json:"mode,omitempty"`
-	Yolo       bool              `json:"yolo,omitempty"`    // mode_change: YOLO is on
-	Sandbox    string            `json:"sandbox,omitempty"` // mode_change: the sandbox mode of commands (workspace-write|read-only|off|unavailable)
-	Notice     string            `json:"notice,omitempty"`  // notice: the text
-	Name       string            `json:"name,omitempty"`    // session_info: the session's name
+	ModeName   string            `json:"modeName,omitempty"`  // mode_change: the mode's name
+	ModeColor  string            `json:"modeColor,omitempty"` // mode_change: the mode's colour (#rrggbb)
+	Yolo       bool              `json:"yolo,omitempty"`      // mode_change: YOLO is on
+	Sandbox    string            `json:"sandbox,omitempty"`   // mode_change: the sandbox mode of commands (workspace-write|read-only|off|unavailable)
+	Notice     string            `json:"notice,omitempty"`    // notice: the text
+	Name       string            `json:"name,omitempty"`      // session_info: the session's name
 	Model      string            `json:"model,omitempty"`
 	Thinking   llm.ThinkingLevel `json:"thinkingLevel,omitempty"`
 	Tokens     *Tokens           `json:"tokens,omitempty"`
 	Reason     string            `json:"reason,omitempty"` // compaction_*: "threshold" | "overflow" | "manual"; agent_end: stop reason
 	Summary    string            `json:"summary,omitempty"`
 	SessionID  string            `json:"sessionId,omitempty"`
-	Memory     *memory.Status    `json:"memory,omitempty"`
+	// Session and History are session_change's: the session now current
+	// and the display-safe newest whole turns of its context.
+	Session *SessionInfo   `json:"session,omitempty"`
+	History *History       `json:"history,omitempty"`
+	Memory  *memory.Status `json:"memory,omitempty"`
 	// Subagent names the child of subagent_* events (and of approvals a
 	// child asks for); Child is the child's own event (subagent_event).
 	Subagent *SubagentRef `json:"subagent,omitempty"`

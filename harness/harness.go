@@ -121,6 +121,7 @@ type Harness struct {
 	pendingNotices []string
 	warnReported   int      // session warnings already given as notices
 	spills         []string // bash spill files of the current session
+	shown          int      // messages shown since the last session_change (reseedEvent)
 
 	bashCancel  context.CancelFunc // a user command (agent/bash) in progress
 	lastUsage   llm.Usage

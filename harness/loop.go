@@ -215,6 +215,7 @@ func (h *Harness) recordMessage(ctx context.Context, m llm.Message) error {
 		h.mu.Unlock()
 	}
 	h.emit(Event{Type: EvMessageEnd, Message: &safe})
+	h.noteShown(1)
 	if m.Role == llm.RoleAssistant {
 		h.addUsage(m.Usage)
 	}

@@ -121,8 +121,7 @@ func (h *Harness) SetYolo(ctx context.Context, on bool) {
 
 // emitMode reports the current mode and YOLO flag.
 func (h *Harness) emitMode() {
-	ms := h.ModeState()
-	h.emit(Event{Type: EvMode, Mode: ms.Mode, Yolo: ms.Yolo, Sandbox: h.SandboxState().Mode})
+	h.emit(h.modeEvent())
 }
 
 // Model returns the current model, resolving the default when none is set.

@@ -97,7 +97,7 @@ func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOp
 	}
 	res.LeafID = s.LeafID()
 	h.resetMemory(ctx) // another branch: its own memory records
-	h.emit(Event{Type: EvSession, SessionID: s.ID()})
+	h.emit(h.sessionEvent(ctx))
 	h.announceMemory()
 	return res, nil
 }

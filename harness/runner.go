@@ -35,19 +35,19 @@ type runner struct {
 	// once, never between the two. Lock order: applyMu, h.subMu, mu.
 	applyMu sync.Mutex
 
-	mu       sync.Mutex
-	holder   holder
-	phase    Phase
-	closed   bool
+	mu     sync.Mutex
+	holder holder
+	phase  Phase
+	closed bool
 	// finishing is set while the run applies its last changes: a change
 	// made then waits for applyMu and is applied after the run's end.
 	finishing bool
-	cancel   context.CancelFunc // the run's, when holder is holdRun
-	chain    chan struct{}      // closed when the current chain of runs ends (Wait)
-	steering []llm.Message
-	followUp []llm.Message
-	pending  []func(context.Context) error // changes queued during a run
-	waiters  []*waiter
+	cancel    context.CancelFunc // the run's, when holder is holdRun
+	chain     chan struct{}      // closed when the current chain of runs ends (Wait)
+	steering  []llm.Message
+	followUp  []llm.Message
+	pending   []func(context.Context) error // changes queued during a run
+	waiters   []*waiter
 	// done are the channels a transition closes once its events are
 	// delivered (a chain's end, a waiter's grant).
 	done []chan struct{}
@@ -345,6 +345,7 @@ func (r *runner) finish(reason string, plan *tools.Plan) {
 	r.applyPending(context.Background())
 	r.h.persistState(context.Background())
 	tokens := r.h.tokensPtr()
+	reseed := r.h.reseedEvent(context.Background())
 	r.lock()
 	r.cancel()
 	r.finishing = false
@@ -354,6 +355,10 @@ func (r *runner) finish(reason string, plan *tools.Plan) {
 		evs = append(evs, Event{Type: EvPhase, Phase: PhaseIdle})
 	}
 	evs = append(evs, Event{Type: EvAgentEnd, Reason: reason, Tokens: tokens})
+	if reseed != nil {
+		// A long run: the displays are bounded again from the new end.
+		evs = append(evs, *reseed)
+	}
 	var next func() []Event
 	if plan != nil && reason != string(llm.StopAborted) {
 		next = func() []Event {

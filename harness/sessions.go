@@ -130,7 +130,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	if !restore {
 		h.recordMemoryDefault(ctx)
 	}
-	h.emit(Event{Type: EvSession, SessionID: s.ID()})
+	h.emit(h.sessionEvent(ctx))
 	h.flushSessionNotices(s)
 	// What restoreState brought back (or kept) from the session.
 	h.emitMode()

@@ -3,8 +3,6 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"log/slog"
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/display"
@@ -18,7 +16,8 @@ type EventSource interface {
 	Subscribe(fn func(harness.Event)) (unsubscribe func())
 }
 
-// maxQueuedEvents bounds the harness/event backlog of a slow client.
+// maxQueuedEvents is the harness/event backlog of a slow client past which
+// its token deltas are merged.
 const maxQueuedEvents = 4096
 
 // AttachDisplay gives the client its own display.Scheduler on r (one
@@ -74,14 +73,16 @@ func snapshotHandler(_ context.Context, c *Client, _ json.RawMessage) (any, erro
 // AttachEvents forwards every event of src as a harness/event notification
 // {"event": …}, in order, if the client declared capabilities.harnessEvents
 // (call it after initialize, e.g. from OnInitialize); otherwise it does
-// nothing. A client that falls more than 4096 events behind loses the
-// excess and is told so with window/logMessage. A later call replaces the
-// earlier subscription.
+// nothing. No event is dropped for a slow client: once it is more than 4096
+// events behind, a message_update is merged into the queued one before it
+// when both stream the same content (the merged event carries the seq of
+// its last delta); agent_end, errors and every other event are kept. A
+// later call replaces the earlier subscription.
 func (c *Client) AttachEvents(src EventSource) {
 	if !c.Capabilities().HarnessEvents {
 		return
 	}
-	q := &eventQueue{wake: make(chan struct{}, 1)}
+	q := newEventQueue(maxQueuedEvents)
 	unsub := src.Subscribe(q.add)
 	c.mu.Lock()
 	old := c.unsub
@@ -95,12 +96,9 @@ func (c *Client) AttachEvents(src EventSource) {
 			return
 		}
 		for {
-			evs, dropped, open := q.take(c.ctx)
+			evs, open := q.take(c.ctx)
 			if !open {
 				return
-			}
-			if dropped > 0 {
-				c.Log(slog.LevelWarn, fmt.Sprintf("harness/event: %d events dropped, the client is not reading fast enough", dropped))
 			}
 			for _, ev := range evs {
 				if err := c.Notify("harness/event", eventParams{Event: ev}); err != nil {
@@ -118,19 +116,33 @@ type eventParams struct {
 	Event harness.Event `json:"event"`
 }
 
-// eventQueue buffers events between the harness and a client's writer.
+// eventQueue buffers events between the harness and a client's writer
+// without ever dropping one: past coalesceAt queued events, token deltas
+// (message_update of the same content as the event before) are merged.
 type eventQueue struct {
-	mu      sync.Mutex
-	evs     []harness.Event
-	dropped int
-	wake    chan struct{}
+	mu         sync.Mutex
+	evs        []harness.Event
+	tail       []byte // the merged delta of the last event, when merging
+	coalesceAt int
+	wake       chan struct{}
+}
+
+func newEventQueue(coalesceAt int) *eventQueue {
+	return &eventQueue{coalesceAt: coalesceAt, wake: make(chan struct{}, 1)}
 }
 
 func (q *eventQueue) add(ev harness.Event) {
 	q.mu.Lock()
-	if len(q.evs) >= maxQueuedEvents {
-		q.dropped++
+	n := len(q.evs)
+	if last := n - 1; n >= q.coalesceAt && ev.Type == harness.EvMessageUpdate && q.evs[last].Type == harness.EvMessageUpdate &&
+		q.evs[last].DeltaKind == ev.DeltaKind && q.evs[last].ContentIndex == ev.ContentIndex {
+		if q.tail == nil {
+			q.tail = append([]byte(nil), q.evs[last].Delta...)
+		}
+		q.tail = append(q.tail, ev.Delta...)
+		q.evs[last].Seq = ev.Seq
 	} else {
+		q.settle()
 		q.evs = append(q.evs, ev)
 	}
 	q.mu.Unlock()
@@ -140,20 +152,29 @@ func (q *eventQueue) add(ev harness.Event) {
 	}
 }
 
+// settle writes the merged delta into the last event. The caller holds mu.
+func (q *eventQueue) settle() {
+	if q.tail != nil {
+		q.evs[len(q.evs)-1].Delta = string(q.tail)
+		q.tail = nil
+	}
+}
+
 // take waits for events and returns them all; open is false when ctx ends.
-func (q *eventQueue) take(ctx context.Context) (evs []harness.Event, dropped int, open bool) {
+func (q *eventQueue) take(ctx context.Context) (evs []harness.Event, open bool) {
 	for {
 		q.mu.Lock()
-		evs, dropped = q.evs, q.dropped
-		q.evs, q.dropped = nil, 0
+		q.settle()
+		evs = q.evs
+		q.evs = nil
 		q.mu.Unlock()
-		if len(evs) > 0 || dropped > 0 {
-			return evs, dropped, true
+		if len(evs) > 0 {
+			return evs, true
 		}
 		select {
 		case <-q.wake:
 		case <-ctx.Done():
-			return nil, 0, false
+			return nil, false
 		}
 	}
 }

@@ -63,21 +63,3 @@ func (a *agent) registerHistory(s *Server) {
 		return res, nil
 	}))
 }
-
-// seedDisplay resets r to the current session with the newest page of its
-// history: whole turns, at most display.DefaultItems items and about
-// display.MaxStateBytes, decoded from the index.
-func seedDisplay(ctx context.Context, r *display.Reducer, h *harness.Harness) {
-	items, older := displayPage(ctx, h)
-	r.ResetPage(sessionInfo(h), items, older)
-}
-
-// displayPage is the newest page of the current context for the display
-// state (empty on a failure, which is logged by the session's warnings).
-func displayPage(ctx context.Context, h *harness.Harness) ([]display.Item, *protocol.HistoryMarker) {
-	items, older, err := display.Page(ctx, h, "", display.DefaultItems, display.MaxStateBytes)
-	if err != nil {
-		return nil, nil
-	}
-	return items, older
-}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 
@@ -148,32 +149,20 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 		return mapErr(err)
 	}
 
-	r := display.NewReducer(display.ReducerOptions{ModeInfo: modeInfo(h)})
+	// The display's input is the harness's events and only them: Attach
+	// hands it the current state as events (the session with its recent
+	// history, mode, model, usage, notices), then the live stream.
+	r := display.NewReducer(display.ReducerOptions{})
 	wctx, cancel := context.WithCancel(context.Background())
 	prog := newProgressForwarder(wctx, c)
-	unsub := h.Subscribe(func(ev harness.Event) {
+	unsub := h.Attach(ctx, func(ev harness.Event) {
 		switch ev.Type {
-		case harness.EvSession:
-			items, older := displayPage(context.Background(), h)
-			if cur := r.State(); len(items) == 0 && older == nil && cur.Session.ID == "" && len(cur.Items) == 0 {
-				// The first prompt created the session: nothing to replace,
-				// so an op is enough (no full state on the wire).
-				r.SetSession(sessionInfo(h))
-				return
-			}
-			r.ResetPage(sessionInfo(h), items, older)
-			return
 		case harness.EvCompactionStart, harness.EvCompactionUpdate, harness.EvCompactionEnd, harness.EvSkills, harness.EvMemory:
 			prog.add(ev)
 		case harness.EvNotice:
 			c.Log(slog.LevelWarn, ev.Notice)
 		}
 		r.Apply(ev)
-		if ev.Type == harness.EvAgentEnd && r.ItemCount() > 2*display.DefaultItems {
-			// The state stays bounded on long runs: once it holds twice
-			// the bound, it is seeded again with the newest page.
-			seedDisplay(context.Background(), r, h)
-		}
 	})
 	a.mu.Lock()
 	a.conns[c] = &attachment{h: h, unsub: unsub, cancel: cancel}
@@ -191,63 +180,30 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 		a.opts.Logger.Warn("watching skills", "err", err)
 	}
 
-	// Seed the display with the state the session step left.
-	seedDisplay(ctx, r, h)
-	ms := h.ModeState()
-	r.Apply(harness.Event{Type: harness.EvMode, Mode: ms.Mode, Yolo: ms.Yolo, Sandbox: h.SandboxState().Mode})
-	if m, err := h.Model(ctx); err == nil {
-		r.Apply(harness.Event{Type: harness.EvModel, Model: m.Ref()})
-	}
-	r.Apply(harness.Event{Type: harness.EvThinking, Thinking: h.Thinking()})
-	st := h.State(ctx)
-	r.Apply(harness.Event{Type: harness.EvUsage, Tokens: &st.Tokens})
-	if mv, err := h.MemoryShow(ctx); err == nil && mv.Settings.Observational() {
-		r.Apply(harness.Event{Type: harness.EvMemory, Memory: &mv.Status})
-	}
-	// Notices given before the client was attached (settings, the session
-	// opened by initializationOptions.session).
-	for _, n := range h.Notices() {
-		r.Apply(harness.Event{Type: harness.EvNotice, Notice: n})
-		c.Log(slog.LevelWarn, n)
-	}
 	c.AttachDisplay(r)
 	c.AttachEvents(h)
 	logMCPDiagnostics(c, h)
 	return nil
 }
 
-func sessionInfo(h *harness.Harness) display.SessionInfo {
-	i := h.SessionInfo()
-	return display.SessionInfo{ID: i.ID, Path: i.Path, Name: i.Name, Cwd: i.Cwd}
-}
-
-func modeInfo(h *harness.Harness) func(string) display.Mode {
-	return func(id string) display.Mode {
-		for _, m := range h.Modes() {
-			if m.ID == id {
-				return display.Mode{ID: m.ID, Name: m.Name, Color: m.Color}
-			}
-		}
-		return display.DefaultModeInfo(id)
-	}
-}
-
 // progressForwarder sends $/progress and skills/changed notifications in
-// order without blocking the harness.
+// order without blocking the harness, and without dropping any: a $/progress
+// end always follows its begin.
 type progressForwarder struct {
-	ch chan harness.Event
+	q *eventQueue
 }
 
 func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
-	p := &progressForwarder{ch: make(chan harness.Event, 64)}
+	p := &progressForwarder{q: newEventQueue(math.MaxInt)}
 	go func() {
 		n := 0
 		token := ""
 		for {
-			select {
-			case <-ctx.Done():
+			evs, open := p.q.take(ctx)
+			if !open {
 				return
-			case ev := <-p.ch:
+			}
+			for _, ev := range evs {
 				switch ev.Type {
 				case harness.EvCompactionStart:
 					n++
@@ -276,12 +232,7 @@ func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
 	return p
 }
 
-func (p *progressForwarder) add(ev harness.Event) {
-	select {
-	case p.ch <- ev:
-	default: // a client this far behind loses progress, never the harness's time
-	}
-}
+func (p *progressForwarder) add(ev harness.Event) { p.q.add(ev) }
 
 // clientUI asks the client through server→client requests, when it
 // declared it can answer them.
