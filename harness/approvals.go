@@ -191,7 +191,7 @@ func (h *Harness) SetPermissions(ctx context.Context, u PermissionsUpdate) (Perm
 func validPolicy(p Policy) bool { return p == PolicyAllow || p == PolicyAsk || p == PolicyDeny }
 
 func (h *Harness) persistPermissions(ctx context.Context) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return
 	}

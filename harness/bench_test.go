@@ -119,7 +119,7 @@ func (f *benchFixture) turn(b *testing.B) {
 
 // compactions counts the compaction entries on the branch.
 func (f *benchFixture) compactions(b *testing.B) int {
-	branch, err := f.h.Session().Branch("")
+	branch, err := f.h.currentSession().Branch("")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func BenchmarkTurn(b *testing.B) {
 				}
 			})
 			b.Run("full", func(b *testing.B) {
-				s := f.h.Session()
+				s := f.h.currentSession()
 				leaf := s.LeafID()
 				turns := f.turns
 				b.ReportAllocs()
@@ -200,7 +200,7 @@ func BenchmarkTurn(b *testing.B) {
 // reads gives the same context and the same plan as the whole branch.
 func (f *benchFixture) checkContextBranch(b *testing.B) {
 	ctx := context.Background()
-	s := f.h.Session()
+	s := f.h.currentSession()
 	whole, err := s.Branch("")
 	if err != nil {
 		b.Fatal(err)

@@ -19,7 +19,7 @@ import (
 // branch, and the work of a model call stays bounded by the window, not by
 // the length of the session.
 func (h *Harness) branchItems(ctx context.Context) ([]compaction.Item, error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return nil, nil
 	}
@@ -94,7 +94,7 @@ func (h *Harness) loadTrims(s *session.Session) []compaction.Trim {
 // session/state, and decoding it each time cost more than the rest of a
 // turn.
 func (h *Harness) contextMessages(ctx context.Context) ([]llm.Message, error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return []llm.Message{}, nil
 	}
@@ -180,7 +180,7 @@ func (h *Harness) estimator(model llm.Model) *compaction.Estimator {
 }
 
 func (h *Harness) recordTrims(ctx context.Context, trims []compaction.Trim) error {
-	s := h.Session()
+	s := h.currentSession()
 	all := map[string]compaction.Trim{}
 	for _, t := range h.loadTrims(s) {
 		all[t.EntryID] = t
@@ -230,7 +230,7 @@ func (h *Harness) Compact(ctx context.Context, customInstructions string) (Compa
 	if err := h.compactLocked(ctx, model, "manual", customInstructions); err != nil {
 		return CompactionResult{}, err
 	}
-	s := h.Session()
+	s := h.currentSession()
 	last, err := s.Entry(s.LeafID())
 	if err != nil {
 		return CompactionResult{}, fmt.Errorf("read compaction: %w", err)
@@ -250,7 +250,7 @@ func (h *Harness) compact(ctx context.Context, model llm.Model, reason, instruct
 }
 
 func (h *Harness) compactLocked(ctx context.Context, model llm.Model, reason, instructions string) error {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return ErrNoSession
 	}

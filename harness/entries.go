@@ -16,7 +16,7 @@ import (
 // a session). An unknown id is an ErrNotFound.
 func (h *Harness) Entries(ids []string) ([]json.RawMessage, error) {
 	out := []json.RawMessage{}
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return out, nil
 	}
@@ -35,7 +35,7 @@ func (h *Harness) Entries(ids []string) ([]json.RawMessage, error) {
 // a session). A fromID not on the branch is an ErrNotFound.
 func (h *Harness) BranchEntries(fromID string, limit int) ([]json.RawMessage, error) {
 	out := []json.RawMessage{}
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return out, nil
 	}
@@ -66,7 +66,7 @@ func (h *Harness) BranchEntries(fromID string, limit int) ([]json.RawMessage, er
 
 // SessionFile returns the bytes of the current session's file.
 func (h *Harness) SessionFile() ([]byte, error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return nil, ErrNoSession
 	}
@@ -80,7 +80,7 @@ func (h *Harness) SessionFile() ([]byte, error) {
 // TreePage returns one page of the current session's tree (see
 // session.TreePage); ok is false without a session.
 func (h *Harness) TreePage(ctx context.Context, q session.TreeQuery) (page session.TreePageResult, ok bool, err error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return session.TreePageResult{}, false, nil
 	}
@@ -100,7 +100,7 @@ type BranchLine struct {
 // BranchLines lists the last n entries of the current branch and the
 // branch's length (none without a session).
 func (h *Harness) BranchLines(n int) (lines []BranchLine, total int, err error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return nil, 0, nil
 	}

@@ -168,7 +168,7 @@ func (h *Harness) Attach(ctx context.Context, fn func(Event)) (unsubscribe func(
 // the stream). The caller holds subMu.
 func (h *Harness) stateEvents(ctx context.Context) []Event {
 	var evs []Event
-	if h.Session() != nil {
+	if h.currentSession() != nil {
 		evs = append(evs, h.sessionEvent(ctx))
 	}
 	if p := h.Phase(); p != PhaseIdle {

@@ -101,7 +101,7 @@ func (h *Harness) runAgentEndHooks(ctx context.Context, stopReason string, conti
 // runSessionStartHooks runs the session_start hooks once per session.
 func (h *Harness) runSessionStartHooks(ctx context.Context) []llm.Message {
 	fns := snapshot(&h.hooks.mu, h.hooks.sessionStart)
-	s := h.Session()
+	s := h.currentSession()
 	if len(fns) == 0 || s == nil {
 		return nil
 	}

@@ -195,7 +195,7 @@ func (h *Harness) fail(err error) {
 // errored turn again), and a session file outlives the process. Tool output
 // and arguments are stored as they are: the model needs them on resume.
 func (h *Harness) recordMessage(ctx context.Context, m llm.Message) error {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return ErrNoSession
 	}

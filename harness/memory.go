@@ -141,7 +141,7 @@ func (h *Harness) memoryStatus(eng *memory.Engine) memory.Status {
 // session's memory settings; the engine is rebuilt from the branch's
 // records on first use.
 func (h *Harness) resetMemory(ctx context.Context) {
-	s := h.Session()
+	s := h.currentSession()
 	h.mem.mu.Lock()
 	old := h.mem.eng
 	h.mem.eng, h.mem.sess = nil, nil
@@ -165,7 +165,7 @@ func (h *Harness) resetMemory(ctx context.Context) {
 // recordMemoryDefault writes the configured default (--memory, settings)
 // into a new session, so that it resumes with the same memory.
 func (h *Harness) recordMemoryDefault(ctx context.Context) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil || h.cfg.Memory.Mode == "" {
 		return
 	}
@@ -189,7 +189,7 @@ func (h *Harness) announceMemory() {
 // memoryEngine returns the engine of the current branch, folding its
 // records in on first use; nil when no session is open.
 func (h *Harness) memoryEngine(ctx context.Context) (*memory.Engine, error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return nil, nil
 	}
@@ -241,7 +241,7 @@ func (h *Harness) calibrated(n int) int {
 // memoryMsgs is the branch's context as memory sees it: each message with
 // its entry id and calibrated size.
 func (h *Harness) memoryMsgs(ctx context.Context, model llm.Model) ([]memory.Msg, error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return nil, nil
 	}

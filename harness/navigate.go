@@ -28,7 +28,7 @@ type NavigateResult struct {
 // branch (old leaf back to the common ancestor) is summarized into a
 // branch_summary entry at the new position.
 func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOptions) (NavigateResult, error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return NavigateResult{}, ErrNoSession
 	}
@@ -105,7 +105,7 @@ func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOp
 // abandonedItems returns the entries from oldLeaf back to (not including)
 // the common ancestor with newLeaf, newest first.
 func (h *Harness) abandonedItems(ctx context.Context, oldLeaf, newLeaf string) ([]compaction.Item, error) {
-	s := h.Session()
+	s := h.currentSession()
 	oldBranch, err := s.Branch(oldLeaf)
 	if err != nil {
 		return nil, err

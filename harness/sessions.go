@@ -39,9 +39,10 @@ func (h *Harness) sessionsRoot() string {
 	return root
 }
 
-// Session returns the current session, or nil. Callers may read from it
-// (tree, entries); writes go through the harness.
-func (h *Harness) Session() *session.Session {
+// currentSession returns the current session, or nil. The session stays
+// inside the harness: the wire layers read it through methods with plain
+// values (entries.go, view.go).
+func (h *Harness) currentSession() *session.Session {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.sess
@@ -49,7 +50,7 @@ func (h *Harness) Session() *session.Session {
 
 // SessionInfo describes the current session (zero when none is open).
 func (h *Harness) SessionInfo() SessionInfo {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return SessionInfo{Cwd: h.Cwd()}
 	}
@@ -160,7 +161,7 @@ type persistedState struct {
 // restoreState reads model, thinking level, mode, permissions and tasks
 // back from the current session.
 func (h *Harness) restoreState(ctx context.Context) {
-	s := h.Session()
+	s := h.currentSession()
 	// Only the settings and the usage totals: the index has them, so a
 	// large session opens without decoding its messages (the model's
 	// context is built at the first prompt).
@@ -242,7 +243,7 @@ func (h *Harness) restoreState(ctx context.Context) {
 // recordInitialState writes the model, thinking level and mode into a new
 // session so that it resumes the same way.
 func (h *Harness) recordInitialState(ctx context.Context) {
-	s := h.Session()
+	s := h.currentSession()
 	h.mu.Lock()
 	m, has, th := h.model, h.hasModel, h.thinking
 	h.mu.Unlock()
@@ -258,7 +259,7 @@ func (h *Harness) recordInitialState(ctx context.Context) {
 }
 
 func (h *Harness) persistState(ctx context.Context) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return
 	}
@@ -293,7 +294,7 @@ func (h *Harness) ensureSession(ctx context.Context) (*session.Session, error) {
 	// Two prompts at once with no session must not create two.
 	h.createMu.Lock()
 	defer h.createMu.Unlock()
-	if s := h.Session(); s != nil {
+	if s := h.currentSession(); s != nil {
 		return s, nil
 	}
 	s, err := session.Create(ctx, h.sessionsRoot(), h.Cwd(), session.CreateOptions{})
@@ -312,7 +313,7 @@ func (h *Harness) Fork(ctx context.Context, entryID string, at bool) (SessionInf
 		return SessionInfo{}, "", err
 	}
 	defer h.owner.release()
-	src := h.Session()
+	src := h.currentSession()
 	if src == nil {
 		return SessionInfo{}, "", ErrNoSession
 	}
@@ -338,7 +339,7 @@ func (h *Harness) Clone(ctx context.Context) (SessionInfo, error) {
 		return SessionInfo{}, err
 	}
 	defer h.owner.release()
-	src := h.Session()
+	src := h.currentSession()
 	if src == nil {
 		return SessionInfo{}, ErrNoSession
 	}
@@ -365,7 +366,7 @@ func (h *Harness) SetName(ctx context.Context, name string) error {
 
 // Label sets or clears the label of an entry.
 func (h *Harness) Label(ctx context.Context, entryID, label string) error {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return ErrNoSession
 	}
@@ -378,7 +379,7 @@ func (h *Harness) Label(ctx context.Context, entryID, label string) error {
 // Messages returns the context messages of the current branch (what the
 // model would see, before hooks), for history views.
 func (h *Harness) Messages(ctx context.Context) ([]llm.Message, error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return nil, nil
 	}

@@ -78,7 +78,7 @@ func (h *Harness) subagentSem() chan struct{} {
 // tools it offers, for a fork to repeat.
 func (h *Harness) noteRequest(req llm.Request, active []tools.Tool) {
 	leaf := ""
-	if s := h.Session(); s != nil {
+	if s := h.currentSession(); s != nil {
 		leaf = s.LeafID()
 	}
 	h.sa.mu.Lock()
@@ -206,7 +206,7 @@ func (h *Harness) childModel(ctx context.Context, req tools.SubagentRequest, def
 
 // newChild builds the child harness and its session.
 func (h *Harness) newChild(ctx context.Context, req tools.SubagentRequest, def skills.AgentDef) (*child, []string, error) {
-	parentSess := h.Session()
+	parentSess := h.currentSession()
 	if parentSess == nil {
 		return nil, nil, ErrNoSession
 	}

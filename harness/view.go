@@ -16,7 +16,7 @@ import (
 // (session.ContextTail), with the recorded trims applied: compaction's
 // ContextTokens gives the same count for it as for the whole context.
 func (h *Harness) tailMessages(ctx context.Context) []llm.Message {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return []llm.Message{}
 	}
@@ -31,7 +31,7 @@ func (h *Harness) tailMessages(ctx context.Context) []llm.Message {
 // messageCount is the number of messages in the model's context, counted
 // from the index.
 func (h *Harness) messageCount(ctx context.Context) int {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return 0
 	}
@@ -45,7 +45,7 @@ func (h *Harness) messageCount(ctx context.Context) int {
 // ContextSlots lists the entries of the current context, undecoded, for
 // paging the display (nil without a session).
 func (h *Harness) ContextSlots(ctx context.Context) ([]session.Slot, error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return nil, nil
 	}
@@ -56,7 +56,7 @@ func (h *Harness) ContextSlots(ctx context.Context) ([]session.Slot, error) {
 // editor may see them (tool output with secrets masked), with the entry id
 // of each.
 func (h *Harness) DisplayMessages(ctx context.Context, ids []string) ([]llm.Message, []string, error) {
-	s := h.Session()
+	s := h.currentSession()
 	if s == nil {
 		return nil, nil, nil
 	}
