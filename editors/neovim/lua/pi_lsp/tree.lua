@@ -130,6 +130,16 @@ local function give_back(client, text)
   end
 end
 
+--- The id of the session `client` shows (nil before the first frame).
+function M.session_of(client)
+  local st = client:display()
+  local s = type(st) == 'table' and st.session or nil
+  if type(s) ~= 'table' then
+    return nil
+  end
+  return s.id or s.path
+end
+
 --- Opens the tree float of `client`. Returns the view {buf, win, ids, nodes, refresh}.
 function M.open(client)
   local keys = client.cfg.keymaps
@@ -141,6 +151,32 @@ function M.open(client)
   vim.wo[win].cursorline = true
   vim.wo[win].wrap = false
   local view = { buf = buf, win = win, ids = {}, nodes = {}, client = client }
+  view.session = M.session_of(client)
+
+  -- Another session (:PiSessions, :PiNew, a resume elsewhere) closes the float: it showed the
+  -- old one's tree. A change the tree itself asked for (fork, a subagent's session) is
+  -- adopted and the tree reloads.
+  local unsub
+  unsub = client:subscribe(function(event)
+    if event ~= 'state' then
+      return
+    end
+    if not vim.api.nvim_win_is_valid(win) then
+      unsub()
+      return
+    end
+    local now = M.session_of(client)
+    if now == nil or now == view.session then
+      return
+    end
+    if view.adopt then
+      view.adopt, view.session = false, now
+      return
+    end
+    unsub()
+    util.close_win(win)
+    vim.notify('pi-lsp: the session changed; the tree closed (:PiTree opens the new one)', vim.log.levels.INFO)
+  end)
 
   function view.refresh(cb)
     M.load(client, function(err, tree)
@@ -194,8 +230,10 @@ function M.open(client)
 
   function view.fork(node, cb)
     local is_user = node.type == 'message' and node.role == 'user'
+    view.adopt = true
     client:request('session/fork', { entryId = node.id, at = not is_user }, function(err, result)
       if err then
+        view.adopt = false
         report('session/fork', err)
       else
         vim.notify('pi-lsp: forked into ' .. tostring(result.path or result.sessionId), vim.log.levels.INFO)
@@ -247,8 +285,10 @@ function M.open(client)
           if not pick then
             return
           end
+          view.adopt = true
           client:request('session/open', { path = pick.path }, function(oerr)
             if oerr then
+              view.adopt = false
               report('session/open', oerr)
             end
             view.refresh(cb)
