@@ -17,7 +17,7 @@ import type {
   QuestionReply,
   QuestionRequest,
 } from './protocol';
-import { approvalReply, approvalButtons, outsideWarning, planReply, questionReply, QuestionAnswer } from './replies';
+import { approvalReply, approvalButtons, outsideWarning, planReply, questionReply, QuestionAnswer, reviewOutside } from './replies';
 import { DiffReviews } from './diffReview';
 import { writeToEditor } from './editorWrites';
 
@@ -275,8 +275,9 @@ export class Agent implements vscode.Disposable {
     const key = `approval:${req.toolCallId}`;
     const p = this.wait<ApprovalReply>({ key, kind: 'approval', req }, token, approvalReply('decline'));
     const reviewable = DiffReviews.reviewable(req.preview);
+    const outside = reviewOutside(req);
     if (reviewable && this.host.reviews) {
-      void this.host.reviews.open(key, req.preview!, (r) => this.answer(key, r)).catch((e) => this.host.output.appendLine(`diff review: ${e}`));
+      void this.host.reviews.open(key, req.preview!, (r) => this.answer(key, r), outside).catch((e) => this.host.output.appendLine(`diff review: ${e}`));
     }
     if (!this.host.chatVisible()) {
       // Short labels, so the buttons fit; the notification is a warning so it stays in view
@@ -289,7 +290,7 @@ export class Agent implements vscode.Disposable {
       const text = req.outsideWorkspace ? `pi-lsp: ${outsideWarning(req)} (${req.toolName}) — waits for approval: ${what}` : `pi-lsp waits for approval: ${what}`;
       void vscode.window.showWarningMessage(text, ...labels).then((clicked) => {
         if (clicked === 'Chat') this.host.focusChat();
-        else if (clicked === 'Review') void this.host.reviews?.open(key, req.preview!, (r) => this.answer(key, r));
+        else if (clicked === 'Review') void this.host.reviews?.open(key, req.preview!, (r) => this.answer(key, r), outside);
         else if (clicked !== undefined) this.answer(key, approvalReply(clicked));
       });
     }
@@ -320,7 +321,7 @@ export class Agent implements vscode.Disposable {
   openReview(key: string): void {
     const w = this.waiters.get(key);
     if (w?.item.kind !== 'approval' || !DiffReviews.reviewable(w.item.req.preview)) return;
-    void this.host.reviews?.open(key, w.item.req.preview, (r) => this.answer(key, r));
+    void this.host.reviews?.open(key, w.item.req.preview, (r) => this.answer(key, r), reviewOutside(w.item.req));
   }
 
   /** Maps a question card's answer to the reply and sends it. */
