@@ -151,11 +151,23 @@ function M.open(client)
   vim.wo[win].cursorline = true
   vim.wo[win].wrap = false
   local view = { buf = buf, win = win, ids = {}, nodes = {}, client = client }
-  view.session = M.session_of(client)
+  -- The session the tree shows: the server's (session/state answers after any open that came
+  -- before), as the display state may still show the previous one for a moment.
+  -- Until it answers, changes are only tracked.
+  view.session = nil
+  client:request('session/state', nil, function(err, st)
+    if not err and type(st) == 'table' and (st.sessionId or st.path) then
+      view.session = st.sessionId or st.path
+    else
+      view.session = M.session_of(client)
+    end
+  end)
 
   -- Another session (:PiSessions, :PiNew, a resume elsewhere) closes the float: it showed the
-  -- old one's tree. A change the tree itself asked for (fork, a subagent's session) is
-  -- adopted and the tree reloads.
+  -- old one's tree. Only a change away from the tree's session counts (a display catching up
+  -- with an open that came before the tree does not). A change the tree itself asked for
+  -- (fork, a subagent's session) is adopted and the tree reloads.
+  local last_seen = M.session_of(client)
   local unsub
   unsub = client:subscribe(function(event)
     if event ~= 'state' then
@@ -166,7 +178,12 @@ function M.open(client)
       return
     end
     local now = M.session_of(client)
-    if now == nil or now == view.session then
+    if now == nil or now == last_seen then
+      return
+    end
+    local was = last_seen
+    last_seen = now
+    if view.session == nil or was ~= view.session then
       return
     end
     if view.adopt then
