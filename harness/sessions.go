@@ -233,6 +233,9 @@ func (h *Harness) restoreState(ctx context.Context) {
 	h.compactions = s.CountOnBranch("compaction")
 	// The token counts are those of the context's messages, as pi's
 	// session stats.
+	// The cost is the whole file's: every priced message on every branch, as
+	// the live total counts what each turn cost.
+	sum.Cost = s.Cost()
 	h.cumulative, h.lastUsage = sum, last
 	h.mu.Unlock()
 	if dropped {

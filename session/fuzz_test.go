@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/pi-lsp/pi-lsp/llm"
 )
 
 // FuzzScanLine checks the structural line scanner against encoding/json:
@@ -106,6 +108,49 @@ func FuzzTextPrefix(f *testing.F) {
 		}, s)
 		if got := textPrefix(v); got != want && utf8.ValidString(s) {
 			t.Fatalf("textPrefix(%s) = %q, want %q", v, got, want)
+		}
+	})
+}
+
+// FuzzParseUsage checks the usage and cost reader against encoding/json: on
+// any usage object encoding/json decodes, the counters and the cost agree
+// (odd values count 0, as the reader documents), and nothing panics on any
+// input.
+func FuzzParseUsage(f *testing.F) {
+	for _, s := range []string{
+		`{"input":1200,"output":300,"cacheRead":0,"cacheWrite":0,"totalTokens":1500,"cost":{"input":0.0036,"output":0.0045,"cacheRead":0,"cacheWrite":0,"total":0.0081}}`,
+		`{"input":1,"cost":{"total":1e-7}}`, `{"cost":null}`, `{"cost":{"input":-1,"total":"x"}}`, `{"cost":[1]}`,
+		`{}`, `null`, `{"cost":{"input":1e400}}`, `{"input":1.5}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var c llm.Cost
+		u := parseUsage(raw, "", &c)
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil || m == nil {
+			return
+		}
+		var cm map[string]json.RawMessage
+		if json.Unmarshal(m["cost"], &cm) != nil || cm == nil {
+			if c != (llm.Cost{}) {
+				t.Fatalf("cost %+v from a usage without a cost object: %q", c, raw)
+			}
+			return
+		}
+		want := func(k string) float64 {
+			var f float64
+			if json.Unmarshal(cm[k], &f) != nil || f < 0 {
+				return 0
+			}
+			return f
+		}
+		if c.Input != want("input") || c.Output != want("output") || c.CacheRead != want("cacheRead") ||
+			c.CacheWrite != want("cacheWrite") || c.Total != want("total") {
+			t.Fatalf("cost %+v from %q", c, raw)
+		}
+		if u.input < 0 || u.output < 0 || u.total < 0 {
+			t.Fatalf("negative counters %+v", u)
 		}
 	})
 }

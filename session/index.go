@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pi-lsp/pi-lsp/llm"
 )
 
 // kind is an entry type as a small number, so the index stays compact.
@@ -90,6 +92,8 @@ type index struct {
 	pending map[int32]string // parent ids not yet seen while scanning
 	linear  bool             // v1 file: ids and parents are synthesised
 	usage   []usageRec       // assistant messages' recorded usage (see rec.aux)
+	costs   []llm.Cost       // the recorded costs that are not zero (see usageRec.cost)
+	cost    llm.Cost         // the sum of costs
 }
 
 func newIndex(linear bool) index {
@@ -130,7 +134,14 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 		r.role = 0
 	}
 	if r.kind == kMessage && r.role == roleAssistant {
-		x.usage = append(x.usage, parseUsage(li.usage, li.stopReason))
+		var c llm.Cost
+		u := parseUsage(li.usage, li.stopReason, &c)
+		if c != (llm.Cost{}) {
+			x.costs = append(x.costs, c)
+			u.cost = int32(len(x.costs))
+			x.cost = addCost(x.cost, c)
+		}
+		x.usage = append(x.usage, u)
 		r.aux = int32(len(x.usage))
 	}
 	if x.linear {

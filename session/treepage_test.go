@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/pi-lsp/pi-lsp/llm"
 )
 
 // A chain of n messages, then two branches from the middle one.
@@ -110,6 +112,56 @@ func TestContextUsageAndTail(t *testing.T) {
 		slots := must[[]Slot](t)(s.ContextSlots(ctx))
 		if len(slots) != 6 || !slots[0].User || slots[1].User || !slots[5].User {
 			t.Fatalf("slots: %+v", slots)
+		}
+	}
+}
+
+// TestCostOfEveryBranch: Cost sums the recorded usage.cost of every
+// assistant message in the file, on every branch, while ContextUsage's sum
+// and last carry the current context's; both survive reopening the file.
+func TestCostOfEveryBranch(t *testing.T) {
+	ctx := context.Background()
+	s := mustCreate(t)
+	priced := func(text string, in, out float64) llm.Message {
+		a := assistant(text)
+		a.Usage.Input, a.Usage.Output, a.Usage.TotalTokens = 1000, 100, 1100
+		a.Usage.Cost = llm.Cost{Input: in, Output: out, Total: in + out}
+		return a
+	}
+	q1 := must[string](t)(s.AppendMessage(ctx, user("q1")))
+	must[string](t)(s.AppendMessage(ctx, priced("one", 0.003, 0.0015)))
+	must[string](t)(s.AppendMessage(ctx, user("q2")))
+	must[string](t)(s.AppendMessage(ctx, priced("two", 0.006, 0.0030)))
+	// Back to the first question: a second branch, with one more priced answer.
+	if err := s.Navigate(ctx, q1); err != nil {
+		t.Fatal(err)
+	}
+	must[string](t)(s.AppendMessage(ctx, priced("one again", 0.012, 0.0060)))
+	unpriced := assistant("free")
+	must[string](t)(s.AppendMessage(ctx, unpriced))
+	near := func(a, b float64) bool { return a-b < 1e-12 && b-a < 1e-12 }
+	for _, s := range []*Session{s, mustOpen(t, s.Path(), true)} {
+		c := s.Cost()
+		if !near(c.Input, 0.021) || !near(c.Output, 0.0105) || !near(c.Total, 0.0315) {
+			t.Fatalf("whole-file cost %+v, want input 0.021 output 0.0105 total 0.0315", c)
+		}
+		sum, last, err := s.ContextUsage(ctx)
+		if err != nil || !near(sum.Cost.Total, 0.018) || last.Cost != (llm.Cost{}) {
+			t.Fatalf("context cost %+v, last %+v (%v)", sum.Cost, last.Cost, err)
+		}
+	}
+}
+
+// TestParseCost: odd, negative and missing cost values count 0.
+func TestParseCost(t *testing.T) {
+	for raw, want := range map[string]llm.Cost{
+		`{"input":0.5,"output":1e-3,"cacheRead":0,"cacheWrite":2,"total":2.501}`: {Input: 0.5, Output: 0.001, CacheWrite: 2, Total: 2.501},
+		`{"input":-1,"output":"x","total":null}`:                                 {},
+		`null`:                                                                   {},
+		``:                                                                       {},
+	} {
+		if got := parseCost([]byte(raw)); got != want {
+			t.Errorf("parseCost(%q) = %+v, want %+v", raw, got, want)
 		}
 	}
 }

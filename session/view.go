@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -21,12 +22,14 @@ var (
 // usageRec is an assistant message's usage, read while indexing.
 type usageRec struct {
 	input, output, cacheRead, cacheWrite, total int32
-	bad                                         bool // stopReason aborted or error
+	cost                                        int32 // 1 + its index in index.costs, 0 if no cost was recorded
+	bad                                         bool  // stopReason aborted or error
 }
 
 // parseUsage reads the counters of a raw usage object (missing or odd
-// values count 0).
-func parseUsage(raw []byte, stop string) usageRec {
+// values count 0) and its recorded cost (usage.cost, models.json prices
+// applied when the message was made) into cost.
+func parseUsage(raw []byte, stop string, cost *llm.Cost) usageRec {
 	u := usageRec{bad: stop == string(llm.StopAborted) || stop == string(llm.StopError)}
 	if len(raw) == 0 || raw[0] != '{' {
 		return u
@@ -55,9 +58,58 @@ func parseUsage(raw []byte, stop string) usageRec {
 			u.cacheWrite = num(v)
 		case m.keyIs("totalTokens"):
 			u.total = num(v)
+		case m.keyIs("cost"):
+			*cost = parseCost(v)
 		}
 	})
 	return u
+}
+
+// parseCost reads a recorded cost object ({input, output, cacheRead,
+// cacheWrite, total}); missing, odd or negative values count 0.
+func parseCost(raw []byte) llm.Cost {
+	var c llm.Cost
+	if len(raw) == 0 || raw[0] != '{' {
+		return c
+	}
+	num := func(v []byte) float64 {
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) {
+			return 0
+		}
+		return f
+	}
+	_, _ = walkObject(raw, 0, func(m member) {
+		v := raw[m.start:m.end]
+		switch {
+		case m.keyIs("input"):
+			c.Input = num(v)
+		case m.keyIs("output"):
+			c.Output = num(v)
+		case m.keyIs("cacheRead"):
+			c.CacheRead = num(v)
+		case m.keyIs("cacheWrite"):
+			c.CacheWrite = num(v)
+		case m.keyIs("total"):
+			c.Total = num(v)
+		}
+	})
+	return c
+}
+
+// addCost adds b to a, field by field.
+func addCost(a, b llm.Cost) llm.Cost {
+	return llm.Cost{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
+		CacheWrite: a.CacheWrite + b.CacheWrite, Total: a.Total + b.Total}
+}
+
+// Cost is the recorded cost of every assistant message in the file, on
+// every branch (what the session has cost, abandoned branches and
+// compacted turns included), from the index alone.
+func (s *Session) Cost() llm.Cost {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.idx.cost
 }
 
 func (u usageRec) usage() llm.Usage {
@@ -94,6 +146,12 @@ func (s *Session) ContextUsage(ctx context.Context) (sum, last llm.Usage, err er
 		sum.TotalTokens += int(u.total)
 		if !u.bad {
 			last = u.usage()
+			if u.cost > 0 {
+				last.Cost = s.idx.costs[u.cost-1]
+			}
+		}
+		if u.cost > 0 {
+			sum.Cost = addCost(sum.Cost, s.idx.costs[u.cost-1])
 		}
 	}
 	return sum, last, nil

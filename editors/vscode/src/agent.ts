@@ -16,8 +16,11 @@ import type {
   PlanRequest,
   QuestionReply,
   QuestionRequest,
+  SessionOwner,
+  UiResolved,
 } from './protocol';
-import { approvalReply, approvalButtons, outsideWarning, planReply, questionReply, QuestionAnswer } from './replies';
+import { attachOf, ownerText, resolvedText } from './attach';
+import { approvalReply, approvalButtons, outsideWarning, planReply, questionReply, QuestionAnswer, reviewOutside } from './replies';
 import { DiffReviews } from './diffReview';
 import { writeToEditor } from './editorWrites';
 
@@ -51,6 +54,8 @@ export class Agent implements vscode.Disposable {
   private restarts: number[] = [];
   private disposed = false;
   status: ServerStatus = 'stopped';
+  /** Set while another pi-lsp process owns the session and this one is attached to it (issue 17). */
+  attached: { ownerPid?: number } | undefined;
 
   private readonly displayEmitter = new vscode.EventEmitter<DisplayChange>();
   readonly onDidChangeDisplay = this.displayEmitter.event;
@@ -101,7 +106,13 @@ export class Agent implements vscode.Disposable {
   /** Sends a request to this folder's server, starting it if needed. */
   async request<R>(method: string, params: unknown = {}): Promise<R> {
     const c = await this.ensureStarted();
-    return c.request<R>(method, params);
+    const r = await c.request<R>(method, params);
+    if (method === 'session/open' || method === 'session/new') {
+      // An attached open names the owner; any other open or new session is this server's own.
+      this.attached = attachOf(r);
+      this.statusEmitter.fire({ status: this.status });
+    }
+    return r;
   }
 
   private async start(session?: string): Promise<PiClient> {
@@ -136,12 +147,18 @@ export class Agent implements vscode.Disposable {
       onStderr: (d) => out.append(d),
       onLog: (m) => out.appendLine(`[${this.name}] ${m}`),
       onSkillsChanged: () => this.skillsEmitter.fire(),
+      onResolved: (p) => this.onResolved(p),
+      onOwner: (p) => this.onOwner(client, p),
       onCrash: (info) => this.onCrash(client, info),
     });
     this.client = client;
     try {
       const init = await client.start();
-      out.appendLine(`[${this.name}] ${init.serverInfo?.name ?? 'pi-lsp'} ${init.serverInfo?.version ?? ''} ready (pid ${client.pid})`);
+      this.attached = attachOf(init);
+      out.appendLine(
+        `[${this.name}] ${init.serverInfo?.name ?? 'pi-lsp'} ${init.serverInfo?.version ?? ''} ready (pid ${client.pid})` +
+          (this.attached ? `, attached to pid ${this.attached.ownerPid}` : ''),
+      );
       this.setStatus('ready');
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
@@ -232,6 +249,41 @@ export class Agent implements vscode.Disposable {
     return this.resyncing;
   }
 
+  // --- attach (issue 17) -----------------------------------------------------------------------
+
+  /**
+   * ui/resolved: another client answered first. The card, the diff review and the waiting
+   * request close (a notification already shown cannot be taken back; a click on it later finds
+   * nothing waiting), and a notice says who answered.
+   */
+  private onResolved(p: UiResolved): void {
+    if (!p || typeof p !== 'object') return;
+    const key = `${p.kind}:${p.requestId}`;
+    const w = this.waiters.get(key);
+    let what: string | undefined;
+    if (w) {
+      const req = w.item.req as { display?: string; toolName?: string; title?: string; question?: string };
+      what = req.display || req.toolName || req.title || req.question;
+      // The server took the other answer; this reply only ends the request.
+      const reply = w.item.kind === 'approval' ? approvalReply('decline') : w.item.kind === 'plan' ? planReply(false) : { cancelled: true };
+      this.answer(key, reply);
+    }
+    const text = resolvedText(p, what);
+    this.host.output.appendLine(`[${this.name}] ${text}`);
+    void vscode.window.showInformationMessage(text);
+  }
+
+  /** session/owner: a notice (not an error), and the status bar follows. */
+  private onOwner(client: PiClient, p: SessionOwner): void {
+    if (!p || typeof p !== 'object') return;
+    const self = client.pid !== undefined && client.pid === p.pid;
+    this.attached = self ? undefined : { ownerPid: p.pid };
+    const text = ownerText(p, self);
+    this.host.output.appendLine(`[${this.name}] ${text}`);
+    void vscode.window.showInformationMessage(text);
+    this.statusEmitter.fire({ status: this.status });
+  }
+
   // --- server → client requests -------------------------------------------------------------
 
   private wait<R>(item: PendingUi, token: CancellationToken, onCancel: R): Promise<R> {
@@ -275,8 +327,9 @@ export class Agent implements vscode.Disposable {
     const key = `approval:${req.toolCallId}`;
     const p = this.wait<ApprovalReply>({ key, kind: 'approval', req }, token, approvalReply('decline'));
     const reviewable = DiffReviews.reviewable(req.preview);
+    const outside = reviewOutside(req);
     if (reviewable && this.host.reviews) {
-      void this.host.reviews.open(key, req.preview!, (r) => this.answer(key, r)).catch((e) => this.host.output.appendLine(`diff review: ${e}`));
+      void this.host.reviews.open(key, req.preview!, (r) => this.answer(key, r), outside).catch((e) => this.host.output.appendLine(`diff review: ${e}`));
     }
     if (!this.host.chatVisible()) {
       // Short labels, so the buttons fit; the notification is a warning so it stays in view
@@ -289,7 +342,7 @@ export class Agent implements vscode.Disposable {
       const text = req.outsideWorkspace ? `pi-lsp: ${outsideWarning(req)} (${req.toolName}) — waits for approval: ${what}` : `pi-lsp waits for approval: ${what}`;
       void vscode.window.showWarningMessage(text, ...labels).then((clicked) => {
         if (clicked === 'Chat') this.host.focusChat();
-        else if (clicked === 'Review') void this.host.reviews?.open(key, req.preview!, (r) => this.answer(key, r));
+        else if (clicked === 'Review') void this.host.reviews?.open(key, req.preview!, (r) => this.answer(key, r), outside);
         else if (clicked !== undefined) this.answer(key, approvalReply(clicked));
       });
     }
@@ -320,7 +373,7 @@ export class Agent implements vscode.Disposable {
   openReview(key: string): void {
     const w = this.waiters.get(key);
     if (w?.item.kind !== 'approval' || !DiffReviews.reviewable(w.item.req.preview)) return;
-    void this.host.reviews?.open(key, w.item.req.preview, (r) => this.answer(key, r));
+    void this.host.reviews?.open(key, w.item.req.preview, (r) => this.answer(key, r), reviewOutside(w.item.req));
   }
 
   /** Maps a question card's answer to the reply and sends it. */

@@ -12,11 +12,14 @@ import {
 import type {
   ApprovalReply,
   ApprovalRequest,
+  AttachInfo,
   DisplayFrame,
   PlanReply,
   PlanRequest,
   QuestionReply,
   QuestionRequest,
+  SessionOwner,
+  UiResolved,
 } from './protocol';
 
 /** What the client asks its owner for when the server sends a request. */
@@ -46,11 +49,15 @@ export interface ClientOptions {
   onLog(message: string): void;
   onProgress?(token: string | number, value: unknown): void;
   onSkillsChanged?(): void;
+  /** ui/resolved: another client answered a prompt first (attach, issue 17). */
+  onResolved?(p: UiResolved): void;
+  /** session/owner: the session's owner changed. */
+  onOwner?(p: SessionOwner): void;
   /** Called once when the process ends (not called for an exit we asked for). */
   onCrash(info: { code: number | null; signal: NodeJS.Signals | null }): void;
 }
 
-export interface InitializeResult {
+export interface InitializeResult extends AttachInfo {
   serverInfo?: { name?: string; version?: string };
   capabilities?: { displayState?: { diffs?: boolean }; methods?: string[] };
 }
@@ -102,6 +109,8 @@ export class PiClient {
     conn.onNotification('window/logMessage', (p: { type?: number; message?: string }) => o.onLog(p?.message ?? ''));
     conn.onNotification('$/progress', (p: { token: string | number; value: unknown }) => o.onProgress?.(p.token, p.value));
     conn.onNotification('skills/changed', () => o.onSkillsChanged?.());
+    conn.onNotification('ui/resolved', (p: UiResolved) => o.onResolved?.(p));
+    conn.onNotification('session/owner', (p: SessionOwner) => o.onOwner?.(p));
     conn.onRequest('ui/requestApproval', (p: ApprovalRequest, t: CancellationToken) => o.ui.requestApproval(p, t));
     conn.onRequest('ui/askQuestion', (p: QuestionRequest, t: CancellationToken) => o.ui.askQuestion(p, t));
     conn.onRequest('ui/approvePlan', (p: PlanRequest, t: CancellationToken) => o.ui.approvePlan(p, t));

@@ -8,7 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ApprovalPreview, ApprovalReply } from './protocol';
-import { declineReply, reviewReply } from './replies';
+import { declineReply, reviewGrantReply, reviewReply, type ReviewOutside } from './replies';
 
 export const BEFORE_SCHEME = 'pi-lsp-before';
 
@@ -17,6 +17,7 @@ interface Review {
   preview: ApprovalPreview;
   afterUri: vscode.Uri;
   beforeUri: vscode.Uri;
+  outside?: ReviewOutside;
   answer(reply: ApprovalReply): void;
 }
 
@@ -34,6 +35,7 @@ export class DiffReviews implements vscode.Disposable {
       vscode.workspace.registerTextDocumentContentProvider?.(BEFORE_SCHEME, provider) ?? new vscode.Disposable(() => undefined),
       vscode.commands.registerCommand('piLsp.review.accept', (u?: vscode.Uri) => this.accept(u)),
       vscode.commands.registerCommand('piLsp.review.reject', (u?: vscode.Uri) => this.reject(u)),
+      vscode.commands.registerCommand('piLsp.review.acceptAllowFolder', (u?: vscode.Uri) => this.acceptAllowFolder(u)),
       vscode.window.onDidChangeActiveTextEditor?.(() => this.updateContext()) ?? new vscode.Disposable(() => undefined),
     );
   }
@@ -43,8 +45,12 @@ export class DiffReviews implements vscode.Disposable {
     return !!p && !p.cut && typeof p.before === 'string' && typeof p.after === 'string';
   }
 
-  /** Opens the diff editor for a pending approval; answer is called once with the reply. */
-  async open(key: string, preview: ApprovalPreview, answer: (r: ApprovalReply) => void): Promise<void> {
+  /**
+   * Opens the diff editor for a pending approval; answer is called once with the reply. An edit
+   * outside the workspace (`outside`) shows the warning in the title and gets "Accept and Allow
+   * This Folder" beside Accept and Reject (the alwaysAllowPath decision).
+   */
+  async open(key: string, preview: ApprovalPreview, answer: (r: ApprovalReply) => void, outside?: ReviewOutside): Promise<void> {
     for (const r of this.reviews.values()) if (r.key === key) return this.show(r);
     const name = path.basename(preview.path);
     const sub = path.join(this.dir, String(++this.seq));
@@ -54,13 +60,16 @@ export class DiffReviews implements vscode.Disposable {
     const afterUri = vscode.Uri.file(afterPath);
     const beforeUri = vscode.Uri.parse(`${BEFORE_SCHEME}:${preview.path}?${this.seq}`);
     this.before.set(beforeUri.toString(), preview.before);
-    const r: Review = { key, preview, afterUri, beforeUri, answer };
+    const r: Review = { key, preview, afterUri, beforeUri, outside, answer };
     this.reviews.set(afterUri.fsPath, r);
     await this.show(r);
   }
 
   private async show(r: Review): Promise<void> {
-    const title = `${path.basename(r.preview.path)}: pi-lsp's change${r.preview.newFile ? ' (new file)' : ''} — Accept or Reject in the title bar`;
+    const name = path.basename(r.preview.path);
+    const title = r.outside
+      ? `${name}: ${r.outside.warning} — Accept, Accept and Allow ${r.outside.dir}, or Reject in the title bar`
+      : `${name}: pi-lsp's change${r.preview.newFile ? ' (new file)' : ''} — Accept or Reject in the title bar`;
     await vscode.commands.executeCommand('vscode.diff', r.beforeUri, r.afterUri, title, { preview: false });
     this.updateContext();
   }
@@ -78,8 +87,7 @@ export class DiffReviews implements vscode.Disposable {
 
   private async closeTabs(r: Review): Promise<void> {
     const groups = vscode.window.tabGroups;
-    if (!groups) return;
-    const tabs = groups.all.flatMap((g) => g.tabs).filter((t) => {
+    const tabs = (groups?.all ?? []).flatMap((g) => g.tabs).filter((t) => {
       const input = t.input as { modified?: vscode.Uri; uri?: vscode.Uri } | undefined;
       return input?.modified?.fsPath === r.afterUri.fsPath || input?.uri?.fsPath === r.afterUri.fsPath;
     });
@@ -87,6 +95,7 @@ export class DiffReviews implements vscode.Disposable {
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === r.afterUri.fsPath) as vscode.TextDocument | undefined;
     if (doc?.isDirty) await doc.save();
     if (tabs.length) await groups.close(tabs);
+    // The scratch file goes even where there are no tabs to close.
     fs.rmSync(path.dirname(r.afterUri.fsPath), { recursive: true, force: true });
   }
 
@@ -114,6 +123,15 @@ export class DiffReviews implements vscode.Disposable {
     this.close(r.key);
   }
 
+  /** Accepts what the right side holds and grants the folder outside the workspace (alwaysAllowPath). */
+  async acceptAllowFolder(u?: vscode.Uri): Promise<void> {
+    const r = this.find(u);
+    if (!r) return void vscode.window.showWarningMessage('pi-lsp: no pending edit to accept here.');
+    if (!r.outside) return void vscode.window.showWarningMessage('pi-lsp: this edit is inside the workspace; there is no folder to allow.');
+    r.answer(reviewGrantReply(r.preview.after, this.acceptedText(r)));
+    this.close(r.key);
+  }
+
   async reject(u?: vscode.Uri): Promise<void> {
     const r = this.find(u);
     if (!r) return void vscode.window.showWarningMessage('pi-lsp: no pending edit to reject here.');
@@ -125,8 +143,9 @@ export class DiffReviews implements vscode.Disposable {
 
   private updateContext(): void {
     const u = vscode.window.activeTextEditor?.document.uri;
-    const on = !!u && (this.reviews.has(u.fsPath) || [...this.reviews.values()].some((r) => r.beforeUri.toString() === u.toString()));
-    void vscode.commands.executeCommand('setContext', 'piLsp.reviewing', on);
+    const r = u && (this.reviews.get(u.fsPath) ?? [...this.reviews.values()].find((x) => x.beforeUri.toString() === u.toString()));
+    void vscode.commands.executeCommand('setContext', 'piLsp.reviewing', !!r);
+    void vscode.commands.executeCommand('setContext', 'piLsp.reviewOutside', !!r && !!r.outside);
   }
 
   dispose(): void {

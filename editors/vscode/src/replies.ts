@@ -34,6 +34,19 @@ export function outsideWarning(req: ApprovalRequest): string {
   return `OUTSIDE THE WORKSPACE: ${req.access === 'write' ? 'writes' : 'reads'} ${req.resolvedPath ?? ''}`;
 }
 
+/** An edit outside the workspace (issue 16) in the diff editor: the warning shown in its title and the folder its grant allows. */
+export interface ReviewOutside {
+  /** "OUTSIDE THE WORKSPACE: writes /path" (outsideWarning). */
+  warning: string;
+  /** The directory "Accept and Allow This Folder" grants (grantedDir). */
+  dir: string;
+}
+
+/** What the diff editor of req shows about the workspace boundary (undefined inside it). */
+export function reviewOutside(req: ApprovalRequest): ReviewOutside | undefined {
+  return req.outsideWorkspace ? { warning: outsideWarning(req), dir: grantedDir(req) } : undefined;
+}
+
 const DECISIONS = new Set<string>([...APPROVAL_BUTTONS.map((b) => b.choice), 'alwaysAllowPath']);
 
 /**
@@ -92,6 +105,15 @@ export function planReply(approved: boolean, feedback?: string): PlanReply {
 export function reviewReply(after: string, accepted: string): ApprovalReply {
   const norm = accepted.replace(/\r\n/g, '\n');
   return norm === after ? { decision: 'approve' } : { decision: 'approve', content: norm };
+}
+
+/**
+ * "Accept and Allow This Folder" in the diff editor of an edit outside the workspace: the reviewed
+ * text as reviewReply sends it, with the path grant (the server writes `content` and grants the
+ * file's directory).
+ */
+export function reviewGrantReply(after: string, accepted: string): ApprovalReply {
+  return { ...reviewReply(after, accepted), decision: 'alwaysAllowPath' };
 }
 
 /** The reply for a decline, with the user's reason when one was typed. */

@@ -1,6 +1,7 @@
 // The status bar item: model · mode · context %, for the current agent.
 import * as vscode from 'vscode';
 import type { Agent } from './agent';
+import { attachLabel } from './attach';
 import { contextPercent, memoryText, touches } from './displayState';
 import type { AgentManager } from './manager';
 import type { DisplayState } from './protocol';
@@ -58,11 +59,12 @@ export class StatusBar implements vscode.Disposable {
     const running = a.isRunning;
     const icon = a.status === 'crashed' || a.status === 'failed' ? '$(error)' : running ? '$(sync~spin)' : '$(hubot)';
     const waiting = a.pending.length;
-    this.item.text = `${icon} ${statusText(s)}${waiting ? ` · $(bell-dot) ${waiting}` : ''}`;
+    const attached = attachLabel(a.attached);
+    this.item.text = `${icon} ${statusText(s)}${attached ? ` · $(plug) ${attached}` : ''}${waiting ? ` · $(bell-dot) ${waiting}` : ''}`;
     this.item.backgroundColor = waiting ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     const t = s.tokens;
     this.item.tooltip = [
-      `pi-lsp (${a.name}): ${a.status}${running ? `, ${s.status}` : ''}`,
+      `pi-lsp (${a.name}): ${a.status}${running ? `, ${s.status}` : ''}${attached ? ` — ${attached} (another pi-lsp process owns the session)` : ''}`,
       `model: ${s.model ?? '—'}  thinking: ${s.thinkingLevel ?? 'off'}`,
       `mode: ${s.mode?.name ?? s.mode?.id ?? '—'}${s.yolo ? ' (yolo)' : ''}`,
       `sandbox: ${s.sandbox ?? '—'}`,

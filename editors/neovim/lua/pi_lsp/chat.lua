@@ -354,32 +354,10 @@ function M.ensure(client)
 end
 
 local function open_windows(view, cfg)
-  local pos = cfg.position or 'right'
-  local size = cfg.size or 0.4
-  if pos == 'tab' then
-    vim.cmd('tabnew')
-  elseif pos == 'current' then
-    -- use the current window
-  elseif pos == 'bottom' then
-    local n = size < 1 and math.floor(vim.o.lines * size) or size
-    vim.cmd('botright ' .. n .. 'split')
-  else
-    local n = size < 1 and math.floor(vim.o.columns * size) or size
-    vim.cmd((pos == 'left' and 'topleft ' or 'botright ') .. n .. 'vsplit')
-  end
-  local twin = vim.api.nvim_get_current_win()
-  vim.api.nvim_win_set_buf(twin, view.tbuf)
-  set_chat_win_options(twin)
-  vim.cmd('belowright ' .. (cfg.input_height or 4) .. 'split')
-  local iwin = vim.api.nvim_get_current_win()
-  vim.api.nvim_win_set_buf(iwin, view.ibuf)
-  vim.wo[iwin].winfixheight = true
-  vim.wo[iwin].number = false
-  vim.wo[iwin].relativenumber = false
-  vim.wo[iwin].foldenable = false
+  local pair = require('pi_lsp.layout').open(view.tbuf, view.ibuf, cfg, set_chat_win_options)
   local last = vim.api.nvim_buf_line_count(view.tbuf)
-  pcall(vim.api.nvim_win_set_cursor, twin, { last, 0 })
-  return twin, iwin
+  pcall(vim.api.nvim_win_set_cursor, pair.twin, { last, 0 })
+  return pair.twin, pair.iwin
 end
 
 -- Recomputes the folds of transcripts changed during Insert mode. Setting 'foldmethod' marks
@@ -405,20 +383,34 @@ vim.api.nvim_create_autocmd('InsertLeave', {
 --- Opens (or focuses) the chat of `client` and returns its view.
 function M.open(client)
   local view = M.ensure(client)
-  local iwin = find_win(view.ibuf)
+  local layout = require('pi_lsp.layout')
+  local pair = layout.find(view.tbuf, view.ibuf)
+  local iwin = pair and pair.iwin or find_win(view.ibuf)
   if iwin then
     vim.api.nvim_set_current_win(iwin)
   else
     local twin = find_win(view.tbuf)
-    if twin then
+    if twin and vim.api.nvim_win_get_config(twin).relative == '' then
       vim.api.nvim_set_current_win(twin)
       vim.cmd('belowright ' .. (client.cfg.chat.input_height or 4) .. 'split')
       vim.api.nvim_win_set_buf(0, view.ibuf)
+      layout.pair(twin, vim.api.nvim_get_current_win(), client.cfg.chat)
     else
       open_windows(view, client.cfg.chat)
     end
   end
   return view
+end
+
+--- :PiToggle: hides the chat of `client` when it is shown in this tab, else opens it.
+--- Returns true when the chat is shown afterwards.
+function M.toggle(client)
+  local view = M.ensure(client)
+  if require('pi_lsp.layout').hide(view.tbuf, view.ibuf) then
+    return false
+  end
+  M.open(client)
+  return true
 end
 
 --- The view of `client`, if a chat was opened.

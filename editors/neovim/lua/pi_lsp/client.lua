@@ -139,7 +139,8 @@ function Client:start()
   end
   self.gen = self.gen + 1
   local gen = self.gen
-  local dispatchers = {
+  local dispatchers
+  dispatchers = {
     notification = function(method, params)
       if gen == self.gen then
         self:on_notification(method, params)
@@ -159,6 +160,8 @@ function Client:start()
       self.last_rpc_error = tostring(kind) .. ': ' .. vim.inspect(err)
     end,
   }
+  -- Kept for tests that deliver a message as the transport does (see attach_spec.lua).
+  self.dispatchers = dispatchers
   local rpc, err = transport.start(cmd, dispatchers, { cwd = self.cwd, env = self.cfg.env })
   if not rpc then
     self.status = 'failed'
@@ -186,6 +189,7 @@ function Client:start()
       return
     end
     self.info = result
+    self.attached = require('pi_lsp.attach').from_result(result)
     rpc.notify('initialized', vim.empty_dict())
     self.ready = true
     self.status = 'running'
@@ -247,6 +251,11 @@ function Client:request(method, params, cb)
   local key = self.next_req
   self.pending[key] = cb
   local ok = self.rpc.request(method, params, function(err, result)
+    if not err and (method == 'session/open' or method == 'session/new') then
+      -- An attached open names the owner; any other open or new session is this process's.
+      self.attached = require('pi_lsp.attach').from_result(result)
+      self:emit('status')
+    end
     local f = self.pending[key]
     if f then
       self.pending[key] = nil
@@ -337,7 +346,23 @@ function Client:on_notification(method, params)
     end
   elseif method == 'skills/changed' then
     self:refresh_commands()
+  elseif method == 'ui/resolved' then
+    require('pi_lsp.prompts').resolved(self, params)
+  elseif method == 'session/owner' then
+    self:on_owner(params)
   end
+end
+
+--- session/owner: the session's owner changed (hand-over or takeover). A notice, not an error.
+function Client:on_owner(params)
+  if type(params) ~= 'table' then
+    return
+  end
+  local pid = tonumber(params.pid)
+  local is_self = pid ~= nil and self.rpc ~= nil and self.rpc.pid == pid
+  self.attached = (not is_self) and { ownerPid = pid } or nil
+  notify(require('pi_lsp.attach').owner_text(params, is_self):gsub('^pi%-lsp: ', ''), vim.log.levels.INFO)
+  self:emit('status')
 end
 
 --- Reloads the slash commands (`commands/list`).

@@ -19,10 +19,12 @@ M.defaults = {
   -- Take the agent's writes into loaded buffers (fs/writeTextFile), with undo and no W12.
   editor_writes = true,
   chat = {
-    -- 'right' | 'left' | 'bottom' | 'tab' | 'current'
+    -- 'right' | 'left' | 'bottom' | 'tab' | 'current' | 'float'
     position = 'right',
     -- columns (right/left) or lines (bottom); a number below 1 is a fraction of the editor.
     size = 0.4,
+    -- The 'float' layout's box (transcript and input together); fractions or cells.
+    float = { width = 0.8, height = 0.8 },
     input_height = 4,
     show_thinking = true,
     -- Lines of tool output shown (inside a fold) before "... (N more lines)".

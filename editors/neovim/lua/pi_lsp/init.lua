@@ -94,6 +94,11 @@ function M.chat(text, range)
   return view
 end
 
+--- Hides the chat when it is shown in this tab, else opens it.
+function M.toggle()
+  return require('pi_lsp.chat').toggle(M.client())
+end
+
 function M.abort()
   require('pi_lsp.chat').abort(M.client())
 end

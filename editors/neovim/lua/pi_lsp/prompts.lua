@@ -310,6 +310,51 @@ function M.drop(client, _reason)
   end
 end
 
+local kinds = { ['ui/requestApproval'] = 'approval', ['ui/askQuestion'] = 'question', ['ui/approvePlan'] = 'plan' }
+
+local function request_id(entry)
+  local p = entry.params or {}
+  if entry.method == 'ui/requestApproval' then
+    return p.toolCallId
+  end
+  return p.id
+end
+
+--- ui/resolved: another client answered the prompt `params.requestId` of `client` first.
+--- Its float, diff tab or pending entry closes (a vim.ui.select that cannot be closed is
+--- ignored when it returns), and the user is told who answered. Returns true when a prompt of
+--- this editor was closed.
+function M.resolved(client, params)
+  if type(params) ~= 'table' then
+    return false
+  end
+  local found
+  for _, e in ipairs(queue) do
+    if e.client == client and kinds[e.method] == params.kind and request_id(e) == params.requestId then
+      found = e
+      break
+    end
+  end
+  local what
+  if found then
+    local p = found.params or {}
+    what = p.display or p.toolName or p.title or p.question
+    remove(found)
+    if active == found then
+      active = nil
+    end
+    found.finished = true
+    if found.close then
+      pcall(found.close)
+    end
+    -- The server took the other answer; this reply only ends the request.
+    pcall(found.done, default_answer(found.method))
+    vim.schedule(show_next)
+  end
+  vim.notify(require('pi_lsp.attach').resolved_text(params, what and tostring(what) or nil), vim.log.levels.INFO)
+  return found ~= nil
+end
+
 --- The pending prompts (for tests and :PiPending).
 function M.pending()
   return queue

@@ -2,7 +2,7 @@
 local M = {}
 
 --- Pure: the text for a DisplayState, the client status and a $/progress value.
-function M.text(st, status, progress)
+function M.text(st, status, progress, attached)
   if type(st) ~= 'table' then
     if status == 'starting' or status == 'restarting' then
       return 'pi: ' .. status
@@ -59,6 +59,10 @@ function M.text(st, status, progress)
     end
     parts[#parts + 1] = s
   end
+  local a = require('pi_lsp.attach').label(attached)
+  if a ~= '' then
+    parts[#parts + 1] = a
+  end
   if status == 'restarting' then
     parts[#parts + 1] = 'restarting'
   end
@@ -90,7 +94,7 @@ function M.get()
   if not c then
     return ''
   end
-  return M.text(c:display(), c.status, c.progress)
+  return M.text(c:display(), c.status, c.progress, c.attached)
 end
 
 return M

@@ -69,6 +69,10 @@ function M.start(cmd, dispatchers, opts)
   local rpc = M.rpc()
   local extra = { cwd = opts.cwd, env = opts.env }
   local ok, client
+  local before = {}
+  for _, p in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+    before[p] = true
+  end
   if vim.fn.has('nvim-0.10') == 1 then
     ok, client = pcall(rpc.start, cmd, dispatchers, extra)
   else
@@ -81,8 +85,16 @@ function M.start(cmd, dispatchers, opts)
     return nil, 'could not start ' .. table.concat(cmd, ' ')
   end
   local handle = client.handle
+  local pid = client.pid
+  if not pid then
+    -- vim.lsp.rpc from 0.10 does not tell the pid: it is the one new child process.
+    local new = vim.tbl_filter(function(p)
+      return not before[p]
+    end, vim.api.nvim_get_proc_children(vim.fn.getpid()))
+    pid = #new == 1 and new[1] or nil
+  end
   return {
-    pid = client.pid,
+    pid = pid,
     request = client.request,
     notify = client.notify,
     terminate = function()

@@ -130,6 +130,16 @@ local function give_back(client, text)
   end
 end
 
+--- The id of the session `client` shows (nil before the first frame).
+function M.session_of(client)
+  local st = client:display()
+  local s = type(st) == 'table' and st.session or nil
+  if type(s) ~= 'table' then
+    return nil
+  end
+  return s.id or s.path
+end
+
 --- Opens the tree float of `client`. Returns the view {buf, win, ids, nodes, refresh}.
 function M.open(client)
   local keys = client.cfg.keymaps
@@ -141,6 +151,49 @@ function M.open(client)
   vim.wo[win].cursorline = true
   vim.wo[win].wrap = false
   local view = { buf = buf, win = win, ids = {}, nodes = {}, client = client }
+  -- The session the tree shows: the server's (session/state answers after any open that came
+  -- before), as the display state may still show the previous one for a moment.
+  -- Until it answers, changes are only tracked.
+  view.session = nil
+  client:request('session/state', nil, function(err, st)
+    if not err and type(st) == 'table' and (st.sessionId or st.path) then
+      view.session = st.sessionId or st.path
+    else
+      view.session = M.session_of(client)
+    end
+  end)
+
+  -- Another session (:PiSessions, :PiNew, a resume elsewhere) closes the float: it showed the
+  -- old one's tree. Only a change away from the tree's session counts (a display catching up
+  -- with an open that came before the tree does not). A change the tree itself asked for
+  -- (fork, a subagent's session) is adopted and the tree reloads.
+  local last_seen = M.session_of(client)
+  local unsub
+  unsub = client:subscribe(function(event)
+    if event ~= 'state' then
+      return
+    end
+    if not vim.api.nvim_win_is_valid(win) then
+      unsub()
+      return
+    end
+    local now = M.session_of(client)
+    if now == nil or now == last_seen then
+      return
+    end
+    local was = last_seen
+    last_seen = now
+    if view.session == nil or was ~= view.session then
+      return
+    end
+    if view.adopt then
+      view.adopt, view.session = false, now
+      return
+    end
+    unsub()
+    util.close_win(win)
+    vim.notify('pi-lsp: the session changed; the tree closed (:PiTree opens the new one)', vim.log.levels.INFO)
+  end)
 
   function view.refresh(cb)
     M.load(client, function(err, tree)
@@ -194,8 +247,10 @@ function M.open(client)
 
   function view.fork(node, cb)
     local is_user = node.type == 'message' and node.role == 'user'
+    view.adopt = true
     client:request('session/fork', { entryId = node.id, at = not is_user }, function(err, result)
       if err then
+        view.adopt = false
         report('session/fork', err)
       else
         vim.notify('pi-lsp: forked into ' .. tostring(result.path or result.sessionId), vim.log.levels.INFO)
@@ -247,8 +302,10 @@ function M.open(client)
           if not pick then
             return
           end
+          view.adopt = true
           client:request('session/open', { path = pick.path }, function(oerr)
             if oerr then
+              view.adopt = false
               report('session/open', oerr)
             end
             view.refresh(cb)
