@@ -198,6 +198,13 @@ func (e *Estimator) raw(m *llm.Message) int {
 	return c.total()
 }
 
+// EntryMessage is Message for the message of entry id, memoised like the
+// messages of Items (the context builders of both memory modes share one
+// count per entry).
+func (e *Estimator) EntryMessage(id string, m *llm.Message) int {
+	return e.item(&Item{EntryID: id, Message: m})
+}
+
 // item estimates an Item's message, memoised for BPE counts by entry id,
 // timestamp and content size (entries are immutable once written; a trimmed
 // copy has another size).

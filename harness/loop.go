@@ -148,7 +148,6 @@ func (h *Harness) run(ctx context.Context, cancel context.CancelFunc, done chan 
 			endReason = "error"
 			return
 		}
-		h.noteMemoryRequest(model, req)
 		msg := h.streamAssistant(ctx, req)
 		h.calibrate(model, &req, &msg)
 		if msg.StopReason == llm.StopError && !overflowRetried && !h.observational() && isContextOverflow(msg.ErrorMessage) {
