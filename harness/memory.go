@@ -126,7 +126,7 @@ func (h *Harness) memoryStatus(eng *memory.Engine) memory.Status {
 	s := eng.Status()
 	s.Mode = h.memorySettings().Mode
 	if m, err := h.Model(context.Background()); err == nil {
-		b := memory.BudgetFor(m.ContextWindow, h.memorySettings())
+		b := memory.BudgetFor(m.ContextWindow, h.memorySettings()).Shared(s.ObservationTokens)
 		s.ObserveTokens, s.ReflectTokens = b.Observe, b.Reflect
 	}
 	return s
@@ -202,9 +202,9 @@ func (h *Harness) memoryEngine(ctx context.Context) (*memory.Engine, error) {
 		Session:  s,
 		// The model's estimator, which every answer's usage calibrates
 		// (calibrate): memory counts in the provider's tokens.
-		Count: est.Text,
-		Now:      h.cfg.Now,
-		Logger:   h.log,
+		Count:  est.Text,
+		Now:    h.cfg.Now,
+		Logger: h.log,
 		OnEvent: func(ev memory.Event) {
 			st := ev.Status
 			st.Mode = memory.ModeObservational
