@@ -214,7 +214,7 @@ func (e *Estimator) item(it *Item) int {
 	if m == nil {
 		return 0
 	}
-	if it.EntryID == "" {
+	if it.EntryID == "" || e == nil {
 		return e.Message(m)
 	}
 	k := cacheKey{id: it.EntryID, ts: m.Timestamp, size: contentSize(m)}
