@@ -43,9 +43,15 @@ type Options struct {
 	SessionsRoot string
 	// Environ feeds the egress redactor (os.Environ form).
 	Environ []string
-	// Debounce and Cap are the chunk coalescing windows (the display
-	// scheduler's 250 ms and 500 ms when zero).
+	// Debounce and Cap are the coalescing windows of tool output, and of
+	// chunk text once it is worth its envelope (the display scheduler's
+	// 250 ms and 500 ms when zero).
 	Debounce, Cap time.Duration
+	// Worth is how many times its line's envelope chunk text must weigh
+	// before Debounce and Cap apply (DefaultWorth when zero); MaxLatency
+	// bounds how long text waits for that (DefaultMaxLatency when zero).
+	Worth      float64
+	MaxLatency time.Duration
 }
 
 // agent implements the SDK's Agent interface over one harness per session.
@@ -78,6 +84,12 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	}
 	if o.Cap <= 0 {
 		o.Cap = display.DefaultCap
+	}
+	if o.Worth <= 0 {
+		o.Worth = DefaultWorth
+	}
+	if o.MaxLatency <= 0 {
+		o.MaxLatency = DefaultMaxLatency
 	}
 	if o.SessionsRoot == "" {
 		o.SessionsRoot = session.DefaultRoot()

@@ -39,9 +39,12 @@ type sess struct {
 
 	// Worker-only state.
 	buf        strings.Builder
-	bufKind    string // "text" | "thinking"
-	first      time.Time
+	bufKind    string    // "text" | "thinking"
+	first      time.Time // the first and last text waiting in buf
 	last       time.Time
+	toolFirst  time.Time // the first and last tool output waiting in toolOut
+	toolLast   time.Time
+	co         coalescer
 	toolOut    map[string]string // latest partial output not yet sent, by tool call
 	toolOrder  []string
 	childText  map[string]string // a subagent's streamed text, by the parent's tool call
@@ -96,6 +99,8 @@ func (a *agent) newSess(cwd string, mcp []sdk.McpServer) (*sess, error) {
 // attach registers the session under id and starts its worker.
 func (s *sess) attach(id sdk.SessionId) {
 	s.id = id
+	s.co = coalescer{debounce: s.a.opts.Debounce, cap: s.a.opts.Cap, maxLatency: s.a.opts.MaxLatency,
+		worth: int(float64(chunkEnvelope(id)) * s.a.opts.Worth)}
 	ctx, cancel := context.WithCancel(s.a.ctx)
 	s.stop = cancel
 	s.turnBase = s.h.State(ctx).Tokens
@@ -186,7 +191,8 @@ func (s *sess) do(ctx context.Context, fn func()) error {
 }
 
 // loop is the worker: it folds events into updates, sending coalesced
-// chunks when they have paused for Debounce or waited Cap since the first.
+// chunks when the coalescer says they are due (see coalescer.due) and tool
+// output when it paused for Debounce or waited Cap since the first.
 func (s *sess) loop(ctx context.Context) {
 	defer close(s.done)
 	var timer *time.Timer
@@ -211,8 +217,8 @@ func (s *sess) loop(ctx context.Context) {
 			continue
 		}
 		var due <-chan time.Time
-		if !s.first.IsZero() {
-			wait := time.Until(s.deadline())
+		if dl, ok := s.deadline(); ok {
+			wait := time.Until(dl)
 			if wait <= 0 {
 				s.flush()
 				continue
@@ -240,12 +246,23 @@ func (s *sess) loop(ctx context.Context) {
 	}
 }
 
-func (s *sess) deadline() time.Time {
-	d := s.last.Add(s.a.opts.Debounce)
-	if c := s.first.Add(s.a.opts.Cap); c.Before(d) {
-		return c
+// deadline is when what waits is due; ok is false when nothing waits.
+func (s *sess) deadline() (time.Time, bool) {
+	var d time.Time
+	ok := false
+	if !s.first.IsZero() {
+		d, ok = s.co.due(s.buf.Len(), s.first, s.last), true
 	}
-	return d
+	if !s.toolFirst.IsZero() {
+		t := s.toolLast.Add(s.a.opts.Debounce)
+		if c := s.toolFirst.Add(s.a.opts.Cap); c.Before(t) {
+			t = c
+		}
+		if !ok || t.Before(d) {
+			d, ok = t, true
+		}
+	}
+	return d, ok
 }
 
 func (s *sess) send(u sdk.SessionUpdate) {
@@ -256,7 +273,7 @@ func (s *sess) send(u sdk.SessionUpdate) {
 
 // flush sends the coalesced text and tool output.
 func (s *sess) flush() {
-	s.first = time.Time{}
+	s.first, s.toolFirst = time.Time{}, time.Time{}
 	if s.buf.Len() > 0 {
 		text := s.buf.String()
 		s.buf.Reset()
@@ -282,13 +299,22 @@ func (s *sess) flush() {
 	s.toolOrder = s.toolOrder[:0]
 }
 
-// batch notes a coalesced change.
+// batch notes coalesced text.
 func (s *sess) batch() {
 	now := time.Now()
 	if s.first.IsZero() {
 		s.first = now
 	}
 	s.last = now
+}
+
+// batchTool notes coalesced tool output.
+func (s *sess) batchTool() {
+	now := time.Now()
+	if s.toolFirst.IsZero() {
+		s.toolFirst = now
+	}
+	s.toolLast = now
 }
 
 // handle folds one harness event.
@@ -320,7 +346,7 @@ func (s *sess) handle(ev harness.Event) {
 			s.toolOrder = append(s.toolOrder, ev.ToolCallID)
 		}
 		s.toolOut[ev.ToolCallID] = ev.Output
-		s.batch()
+		s.batchTool()
 	case harness.EvToolEnd:
 		s.flush()
 		t := s.tools[ev.ToolCallID]
@@ -455,7 +481,7 @@ func (s *sess) handleChild(ref *harness.SubagentRef, ev harness.Event) {
 		}
 		s.childText[ref.ToolCallID] += ev.Delta
 		s.toolOut[ref.ToolCallID] = s.childText[ref.ToolCallID]
-		s.batch()
+		s.batchTool()
 	case harness.EvToolStart:
 		s.flush()
 		t := describeTool(ev.ToolName, ev.Args, s.cwd)

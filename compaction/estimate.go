@@ -198,7 +198,15 @@ func (e *Estimator) raw(m *llm.Message) int {
 	return c.total()
 }
 
-// item estimates an Item's message, memoised for BPE counts by entry id,
+// EntryMessage is Message for the message of entry id, memoised like the
+// messages of Items (the context builders of both memory modes share one
+// count per entry).
+func (e *Estimator) EntryMessage(id string, m *llm.Message) int {
+	return e.item(&Item{EntryID: id, Message: m})
+}
+
+// item estimates an Item's message, memoised (BPE and chars/4 alike: a
+// long branch is counted on every request) by entry id,
 // timestamp and content size (entries are immutable once written; a trimmed
 // copy has another size).
 func (e *Estimator) item(it *Item) int {
@@ -206,7 +214,7 @@ func (e *Estimator) item(it *Item) int {
 	if m == nil {
 		return 0
 	}
-	if it.EntryID == "" || e.bpe() == nil {
+	if it.EntryID == "" || e == nil {
 		return e.Message(m)
 	}
 	k := cacheKey{id: it.EntryID, ts: m.Timestamp, size: contentSize(m)}

@@ -81,7 +81,6 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			endReason = "error"
 			return
 		}
-		h.noteMemoryRequest(model, req)
 		msg := h.streamAssistant(ctx, req)
 		h.calibrate(model, &req, &msg)
 		if msg.StopReason == llm.StopError && !overflowRetried && !h.observational() && isContextOverflow(msg.ErrorMessage) {

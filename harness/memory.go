@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -24,11 +22,8 @@ type memoryHolder struct {
 	settings memory.Settings
 	eng      *memory.Engine
 	sess     *session.Session
-	lastCall time.Time      // the last main model call: the idle trigger
-	lastProv string         // its provider: the provider-change trigger
-	calib    atomic.Uint64  // math.Float64bits of provider tokens per estimated token
-	lastEst  int            // the estimate of the last main request
-	sizes    map[string]int // estimated tokens per message entry (entries never change)
+	lastCall time.Time // the last main model call: the idle trigger
+	lastProv string    // its provider: the provider-change trigger
 }
 
 // MemoryInfo is what memory/configure answers.
@@ -131,7 +126,7 @@ func (h *Harness) memoryStatus(eng *memory.Engine) memory.Status {
 	s := eng.Status()
 	s.Mode = h.memorySettings().Mode
 	if m, err := h.Model(context.Background()); err == nil {
-		b := memory.BudgetFor(m.ContextWindow, h.memorySettings())
+		b := memory.BudgetFor(m.ContextWindow, h.memorySettings()).Shared(s.ObservationTokens)
 		s.ObserveTokens, s.ReflectTokens = b.Observe, b.Reflect
 	}
 	return s
@@ -147,7 +142,6 @@ func (h *Harness) resetMemory(ctx context.Context) {
 	h.mem.eng, h.mem.sess = nil, nil
 	h.mem.settings = memory.Settings{}
 	h.mem.lastCall, h.mem.lastProv = time.Time{}, ""
-	h.mem.sizes = nil
 	if s != nil {
 		if raw, ok := s.LatestCustom(memory.CustomSettings); ok {
 			var st memory.Settings
@@ -206,9 +200,11 @@ func (h *Harness) memoryEngine(ctx context.Context) (*memory.Engine, error) {
 	eng := memory.NewEngine(memory.Config{
 		Streamer: h.cfg.Streamer,
 		Session:  s,
-		Count:    func(t string) int { return h.calibrated(est.Text(t)) },
-		Now:      h.cfg.Now,
-		Logger:   h.log,
+		// The model's estimator, which every answer's usage calibrates
+		// (calibrate): memory counts in the provider's tokens.
+		Count:  est.Text,
+		Now:    h.cfg.Now,
+		Logger: h.log,
 		OnEvent: func(ev memory.Event) {
 			st := ev.Status
 			st.Mode = memory.ModeObservational
@@ -228,18 +224,9 @@ func (h *Harness) memoryEngine(ctx context.Context) (*memory.Engine, error) {
 	return eng, nil
 }
 
-// calibrated converts an estimate into the provider's tokens with the
-// ratio the last reported usage showed.
-func (h *Harness) calibrated(n int) int {
-	f := math.Float64frombits(h.mem.calib.Load())
-	if f <= 0 {
-		return n
-	}
-	return int(float64(n)*f + 0.5)
-}
-
 // memoryMsgs is the branch's context as memory sees it: each message with
-// its entry id and calibrated size.
+// its entry id and size in the provider's tokens (model's estimator, which
+// every answer's usage calibrates, as for compaction).
 func (h *Harness) memoryMsgs(ctx context.Context, model llm.Model) ([]memory.Msg, error) {
 	s := h.currentSession()
 	if s == nil {
@@ -250,19 +237,9 @@ func (h *Harness) memoryMsgs(ctx context.Context, model llm.Model) ([]memory.Msg
 		return nil, err
 	}
 	est := h.estimator(model)
-	h.mem.mu.Lock()
-	defer h.mem.mu.Unlock()
-	if h.mem.sizes == nil {
-		h.mem.sizes = map[string]int{}
-	}
 	out := make([]memory.Msg, len(c.Messages))
 	for i := range c.Messages {
-		n, ok := h.mem.sizes[c.EntryIDs[i]]
-		if !ok {
-			n = est.Message(&c.Messages[i])
-			h.mem.sizes[c.EntryIDs[i]] = n
-		}
-		out[i] = memory.Msg{EntryID: c.EntryIDs[i], Message: &c.Messages[i], Tokens: h.calibrated(n)}
+		out[i] = memory.Msg{EntryID: c.EntryIDs[i], Message: &c.Messages[i], Tokens: est.EntryMessage(c.EntryIDs[i], &c.Messages[i])}
 	}
 	return out, nil
 }
@@ -322,7 +299,6 @@ func (h *Harness) manageContext(ctx context.Context, model llm.Model) error {
 		return h.maybeCompact(ctx, model)
 	}
 	settings := h.memorySettings()
-	h.calibrateMemory()
 	all, err := h.memoryMsgs(ctx, model)
 	if err != nil {
 		return err
@@ -365,39 +341,6 @@ func (h *Harness) manageContext(ctx context.Context, model llm.Model) error {
 		return nil
 	}
 	return err
-}
-
-// noteMemoryRequest remembers the estimate of a main request, to calibrate
-// against the usage its answer reports.
-func (h *Harness) noteMemoryRequest(model llm.Model, req llm.Request) {
-	if !h.observational() {
-		return
-	}
-	est := h.estimator(model)
-	n := est.Text(req.SystemPrompt)
-	for _, t := range req.Tools {
-		n += est.Text(t.Name) + est.Text(t.Description) + est.Text(string(t.Parameters))
-	}
-	for i := range req.Messages {
-		n += est.Message(&req.Messages[i]) + 4
-	}
-	h.mem.mu.Lock()
-	h.mem.lastEst = n
-	h.mem.mu.Unlock()
-}
-
-// calibrateMemory sets the provider-tokens-per-estimate ratio from the last
-// reported usage (provider usage is the truth).
-func (h *Harness) calibrateMemory() {
-	h.mu.Lock()
-	u := h.lastUsage
-	h.mu.Unlock()
-	h.mem.mu.Lock()
-	defer h.mem.mu.Unlock()
-	prompt := u.Input + u.CacheRead + u.CacheWrite
-	if h.mem.lastEst > 0 && prompt > 0 {
-		h.mem.calib.Store(math.Float64bits(min(max(float64(prompt)/float64(h.mem.lastEst), 0.5), 4)))
-	}
 }
 
 func (h *Harness) emitMemory(kind, phase, errText string) {

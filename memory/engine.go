@@ -221,6 +221,7 @@ func boundary(msgs []Msg, j int) bool {
 // view is then the context before the failed step.
 func (e *Engine) Prepare(ctx context.Context, msgs []Msg, observer llm.Model, b Budget, trig Trigger) (View, error) {
 	e.mu.Lock()
+	b = b.Shared(e.st.Tokens())
 	e.budget = b
 	e.mu.Unlock()
 	if err := e.activate(ctx, msgs, b, trig); err != nil {

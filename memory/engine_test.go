@@ -22,7 +22,7 @@ func TestBufferingAheadAndActivationWithoutAModelCall(t *testing.T) {
 	fm := &fakeModel{}
 	fs := &fakeSession{}
 	e := newTestEngine(t, fm, fs)
-	b := BudgetFor(40000, Settings{Mode: ModeObservational}) // observe 9375, buffer every 1875
+	b := fixedBudget(40000, Settings{Mode: ModeObservational}) // observe 9375, buffer every 1875
 	activations, hotCalls := 0, 0
 	for i := 1; i <= 30; i++ {
 		fs.turn(i, 1200)
@@ -82,7 +82,7 @@ func TestActivationIsNotAModelCall(t *testing.T) {
 	fm := &fakeModel{}
 	fs := &fakeSession{}
 	e := newTestEngine(t, fm, fs)
-	b := BudgetFor(40000, Settings{})
+	b := fixedBudget(40000, Settings{})
 	for i := 1; ; i++ {
 		fs.turn(i, 1000)
 		before := fm.obsCalls.Load()
@@ -118,7 +118,7 @@ func TestHugeSingleMessageIsObservedInPieces(t *testing.T) {
 	fm := &fakeModel{}
 	fs := &fakeSession{}
 	e := newTestEngine(t, fm, fs)
-	b := BudgetFor(40000, Settings{})
+	b := fixedBudget(40000, Settings{})
 	huge := strings.Repeat("the user pasted a log line 1234567890\n", 1500) // ~19k tokens by countTest
 	fs.add(llm.RoleUser, huge, countTest(huge))
 	v, err := e.Prepare(context.Background(), fs.snapshot(), testModel, b, TriggerNone)
@@ -138,7 +138,7 @@ func TestObserverFailureLeavesTheSessionUnchanged(t *testing.T) {
 	fm := &fakeModel{observe: func(string) (string, error) { return "", errors.New("503 overloaded") }}
 	fs := &fakeSession{}
 	e := newTestEngine(t, fm, fs)
-	b := BudgetFor(40000, Settings{})
+	b := fixedBudget(40000, Settings{})
 	var err error
 	for i := 1; i <= 20 && err == nil; i++ {
 		fs.turn(i, 1500)
@@ -202,7 +202,7 @@ func TestEmptyOrFailedReflectionIsNeverRecorded(t *testing.T) {
 			fs := &fakeSession{}
 			fm := &fakeModel{}
 			e := newTestEngine(t, fm, fs)
-			b := BudgetFor(40000, Settings{ReflectTokens: 1000, ObserveTokens: 3000})
+			b := fixedBudget(40000, Settings{ReflectTokens: 1000, ObserveTokens: 3000})
 			fm.reflect = func(p string, _ int) (string, error) {
 				if answer == "" {
 					return "<observations>\n" + p + "\n* more\n</observations>", nil
@@ -241,7 +241,7 @@ func TestCursorInvariantUnderConcurrentAppends(t *testing.T) {
 		fs := &fakeSession{}
 		fm := &fakeModel{}
 		e := newTestEngine(t, fm, fs)
-		b := BudgetFor(40000, Settings{ReflectTokens: 1500, ObserveTokens: 4000})
+		b := fixedBudget(40000, Settings{ReflectTokens: 1500, ObserveTokens: 4000})
 		var wg sync.WaitGroup
 		var appended atomic.Bool
 		wg.Add(1)
@@ -295,7 +295,7 @@ func TestReflectionRacingActivationKeepsTheChunk(t *testing.T) {
 		return "<observations>\nDate: Dec 4, 2025\n* 🔴 (10:00) condensed\n</observations>", nil
 	}}
 	e := newTestEngine(t, fm, fs)
-	b := BudgetFor(40000, Settings{ObserveTokens: 2000})
+	b := fixedBudget(40000, Settings{ObserveTokens: 2000})
 	nb := b
 	nb.Reflect = 1 << 30 // no reflection yet
 	i := 0
@@ -366,7 +366,7 @@ func hasChunk(cs []Chunk, seq int) bool {
 func TestIdleTriggerActivatesBelowThreshold(t *testing.T) {
 	fs := &fakeSession{}
 	e := newTestEngine(t, &fakeModel{}, fs)
-	b := BudgetFor(40000, Settings{})
+	b := fixedBudget(40000, Settings{})
 	fs.turn(1, 2500)
 	if _, err := e.Prepare(context.Background(), fs.snapshot(), testModel, b, TriggerNone); err != nil {
 		t.Fatal(err)
@@ -383,4 +383,47 @@ func TestIdleTriggerActivatesBelowThreshold(t *testing.T) {
 	if st := e.State(); len(st.Active) != 1 || v.Observations == "" || v.RawFrom != 4 {
 		t.Fatalf("idle trigger: %d active, raw from %d", len(st.Active), v.RawFrom)
 	}
+}
+
+// TestSharedBudgetActivatesLater: with shareTokenBudget the raw history
+// grows past the base threshold while the log is small, activates below
+// observe+reflect (times BlockFactor at most), and never on the hot path.
+func TestSharedBudgetActivatesLater(t *testing.T) {
+	fm := &fakeModel{}
+	fs := &fakeSession{}
+	e := newTestEngine(t, fm, fs)
+	b := BudgetFor(40000, Settings{Mode: ModeObservational})
+	if !b.Share {
+		t.Fatal("the default budget does not share")
+	}
+	maxRaw, firstActivation := 0, 0
+	for i := 1; i <= 40; i++ {
+		fs.turn(i, 1200)
+		v, err := e.Prepare(context.Background(), fs.snapshot(), testModel, b, TriggerNone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCoverage(t, e.State(), fs.snapshot(), v)
+		raw := sumTokens(fs.snapshot()[v.RawFrom:])
+		maxRaw = max(maxRaw, raw)
+		if in := b.Shared(e.State().Tokens()); raw > in.BlockObserve() {
+			t.Fatalf("turn %d: %d raw tokens, over %d", i, raw, in.BlockObserve())
+		}
+		if firstActivation == 0 && strings.Contains(strings.Join(recTypes(fs), ","), "activate") {
+			firstActivation = i
+		}
+		e.WaitIdle()
+	}
+	if maxRaw <= b.Observe {
+		t.Fatalf("the raw history never grew past the base threshold %d (max %d)", b.Observe, maxRaw)
+	}
+	if firstActivation == 0 {
+		t.Fatal("no activation in 40 turns")
+	}
+	for _, r := range fs.recs() {
+		if strings.Contains(string(r.data), `"reason":"sync"`) {
+			t.Fatalf("a hot-path observation: %s", r.data)
+		}
+	}
+	t.Logf("first activation at turn %d, largest raw history %d tokens (base threshold %d)", firstActivation, maxRaw, b.Observe)
 }

@@ -213,3 +213,11 @@ func checkCoverage(t *testing.T, st State, msgs []Msg, v View) {
 }
 
 func fixedNow() time.Time { return time.Date(2025, 12, 4, 10, 0, 0, 0, time.UTC) }
+
+// fixedBudget is BudgetFor with shareTokenBudget off: Mastra's fixed
+// thresholds, which the engine tests exercise.
+func fixedBudget(window int, s Settings) Budget {
+	b := BudgetFor(window, s)
+	b.Share = false
+	return b
+}

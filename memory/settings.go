@@ -51,7 +51,15 @@ type Settings struct {
 	// the session's model.
 	Model         string `json:"model,omitempty"`
 	FailurePolicy string `json:"failurePolicy,omitempty"`
+	// ShareTokenBudget (Mastra's shareTokenBudget; nil is true): the raw
+	// messages may use the part of the reflect budget the observations do
+	// not, so the observe threshold in force is observe + reflect - the
+	// log's tokens, never less than observe (Budget.Shared).
+	ShareTokenBudget *bool `json:"shareTokenBudget,omitempty"`
 }
+
+// SharesBudget reports whether the raw messages share the reflect budget.
+func (s Settings) SharesBudget() bool { return s.ShareTokenBudget == nil || *s.ShareTokenBudget }
 
 // Observational reports whether s chooses observational memory.
 func (s Settings) Observational() bool { return s.Mode == ModeObservational }
@@ -108,6 +116,26 @@ type Budget struct {
 	Reserve int `json:"reserveTokens"`
 	// Notice says what was clamped, when something was.
 	Notice string `json:"notice,omitempty"`
+	// Share: the observe threshold grows into the reflect budget the
+	// observations leave unused (Shared).
+	Share bool `json:"shareTokenBudget"`
+}
+
+// Shared is the budget in force with an observation log of logTokens: with
+// Share, the raw messages may take the room the log leaves of the reflect
+// budget, so Observe becomes observe + reflect - logTokens (never less than
+// observe) and Keep follows it. BufferEvery stays that of the base
+// threshold. The window still holds: raw history (at most BlockFactor times
+// the threshold) plus the log never pass BlockFactor*(observe+reflect).
+func (b Budget) Shared(logTokens int) Budget {
+	if !b.Share {
+		return b
+	}
+	if eff := b.Observe + b.Reflect - logTokens; eff > b.Observe {
+		b.Observe = eff
+		b.Keep = int(float64(eff) * KeepFraction)
+	}
+	return b
 }
 
 // BlockObserve is the raw size at which observation happens on the hot path.
@@ -152,5 +180,6 @@ func BudgetFor(window int, s Settings) Budget {
 	}
 	b.Keep = int(float64(b.Observe) * KeepFraction)
 	b.BufferEvery = max(int(float64(b.Observe)*BufferFraction), 1)
+	b.Share = s.SharesBudget()
 	return b
 }

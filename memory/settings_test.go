@@ -87,3 +87,34 @@ func TestCacheTTL(t *testing.T) {
 		t.Errorf("override ignored: %v", got)
 	}
 }
+
+// TestSharedBudget: with shareTokenBudget (the default) the observe
+// threshold grows into the reflect budget the log leaves unused, never
+// below the base, and raw history plus log still fit the window; off, the
+// base threshold holds.
+func TestSharedBudget(t *testing.T) {
+	b := BudgetFor(40000, Settings{Mode: ModeObservational})
+	if !b.Share {
+		t.Fatal("shareTokenBudget is not on by default")
+	}
+	if s := b.Shared(0); s.Observe != 9375+12500 || s.Keep != int(float64(s.Observe)*KeepFraction) || s.BufferEvery != b.BufferEvery {
+		t.Fatalf("empty log: %+v", s)
+	}
+	if s := b.Shared(10000); s.Observe != 9375+2500 {
+		t.Fatalf("10k log: observe %d, want %d", s.Observe, 9375+2500)
+	}
+	if s := b.Shared(20000); s.Observe != 9375 || s.Keep != b.Keep {
+		t.Fatalf("a log past the reflect budget: %+v, want the base threshold", s)
+	}
+	for _, log := range []int{0, 5000, 12500, 15000} {
+		s := b.Shared(log)
+		if got := int(BlockFactor*float64(s.Observe)) + min(log, int(BlockFactor*float64(b.Reflect))) + b.Reserve; got > b.Window {
+			t.Errorf("log %d: raw %d (x%.1f) + log + reserve %d = %d, over the window", log, s.Observe, BlockFactor, b.Reserve, got)
+		}
+	}
+	off := false
+	b = BudgetFor(40000, Settings{Mode: ModeObservational, ShareTokenBudget: &off})
+	if s := b.Shared(0); b.Share || s.Observe != 9375 {
+		t.Fatalf("shareTokenBudget false: %+v", s)
+	}
+}

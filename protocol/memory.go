@@ -8,15 +8,19 @@ type MemoryConfigureParams struct {
 	ReflectTokens *int   `json:"reflectTokens,omitempty"`
 	Model         string `json:"model,omitempty"`         // provider/id of the observer and reflector
 	FailurePolicy string `json:"failurePolicy,omitempty"` // "throw" | "warn" | "bypass"
+	// ShareTokenBudget: raw messages may use the reflect budget the
+	// observations leave unused (default true).
+	ShareTokenBudget *bool `json:"shareTokenBudget,omitempty"`
 }
 
 // MemorySettings are a session's memory settings.
 type MemorySettings struct {
-	Mode          string `json:"mode"`
-	ObserveTokens int    `json:"observeTokens,omitempty"`
-	ReflectTokens int    `json:"reflectTokens,omitempty"`
-	Model         string `json:"model,omitempty"`
-	FailurePolicy string `json:"failurePolicy,omitempty"`
+	Mode             string `json:"mode"`
+	ObserveTokens    int    `json:"observeTokens,omitempty"`
+	ReflectTokens    int    `json:"reflectTokens,omitempty"`
+	Model            string `json:"model,omitempty"`
+	FailurePolicy    string `json:"failurePolicy,omitempty"`
+	ShareTokenBudget *bool  `json:"shareTokenBudget,omitempty"`
 }
 
 // MemoryBudget is what the thresholds come to for the current model.
@@ -28,6 +32,9 @@ type MemoryBudget struct {
 	BufferEveryTokens int    `json:"bufferEveryTokens"`
 	ReserveTokens     int    `json:"reserveTokens"`
 	Notice            string `json:"notice,omitempty"`
+	// ShareTokenBudget: observeTokens grows into the reflect budget the
+	// observations leave unused.
+	ShareTokenBudget bool `json:"shareTokenBudget"`
 }
 
 // MemoryConfigureResult is memory/configure's result. Notice says what was

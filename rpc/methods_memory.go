@@ -32,6 +32,9 @@ func (a *agent) registerMemory(s *Server) {
 		if p.FailurePolicy != "" {
 			st.FailurePolicy = p.FailurePolicy
 		}
+		if p.ShareTokenBudget != nil {
+			st.ShareTokenBudget = p.ShareTokenBudget
+		}
 		info, err := h.ConfigureMemory(ctx, st)
 		if err != nil {
 			return nil, err
@@ -53,7 +56,7 @@ func (a *agent) registerMemory(s *Server) {
 }
 
 func wireSettings(s memory.Settings) protocol.MemorySettings {
-	return protocol.MemorySettings{Mode: s.Mode, ObserveTokens: s.ObserveTokens, ReflectTokens: s.ReflectTokens, Model: s.Model, FailurePolicy: s.FailurePolicy}
+	return protocol.MemorySettings{Mode: s.Mode, ObserveTokens: s.ObserveTokens, ReflectTokens: s.ReflectTokens, Model: s.Model, FailurePolicy: s.FailurePolicy, ShareTokenBudget: s.ShareTokenBudget}
 }
 
 func wireBudget(b *memory.Budget) *protocol.MemoryBudget {
@@ -61,7 +64,7 @@ func wireBudget(b *memory.Budget) *protocol.MemoryBudget {
 		return nil
 	}
 	return &protocol.MemoryBudget{Window: b.Window, ObserveTokens: b.Observe, ReflectTokens: b.Reflect, KeepTokens: b.Keep,
-		BufferEveryTokens: b.BufferEvery, ReserveTokens: b.Reserve, Notice: b.Notice}
+		BufferEveryTokens: b.BufferEvery, ReserveTokens: b.Reserve, Notice: b.Notice, ShareTokenBudget: b.Share}
 }
 
 // memoryProgress reports an observation, buffering or reflection as LSP

@@ -12,7 +12,8 @@
 #   - wall time of the whole workload over stdio (fake model included);
 #   - BenchmarkMemoryTurn / BenchmarkTurn: the harness's own time per turn.
 #
-# Usage: scripts/bench-memory.sh    (TURNS=150; OBSERVE=N sets observeTokens)
+# Usage: scripts/bench-memory.sh    (TURNS=150; OBSERVE=N sets observeTokens;
+#                                   SHARE=0 turns shareTokenBudget off)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,6 +28,7 @@ make -s build
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 PI_LSP_BENCH_MEMORY=1 PI_LSP_BENCH_PI=1 PI_LSP_BENCH_TURNS="$TURNS" PI_LSP_BENCH_OBSERVE="${OBSERVE:-}" \
+  PI_LSP_BENCH_SHARE="${SHARE:-}" \
   go test -count=1 -v -timeout 40m -run "$run" ./test/integration/ >"$out" 2>&1 ||
   { cat "$out" >&2; echo "bench-memory: the workload failed" >&2; exit 1; }
 

@@ -303,6 +303,12 @@ func TestMemoryWorkload150Turns(t *testing.T) {
 		n, _ := strconv.Atoi(v)
 		configure = map[string]any{"mode": "observational", "observeTokens": n}
 	}
+	if os.Getenv("PI_LSP_BENCH_SHARE") == "0" {
+		if configure == nil {
+			configure = map[string]any{"mode": "observational"}
+		}
+		configure["shareTokenBudget"] = false
+	}
 	start := time.Now()
 	e, _, _ := runMemoryWorkload(t, turns, configure)
 	t.Logf("observational workload: %s wall=%s", cacheEconomy(e.llm.Requests(), turns, isMemoryRequest), time.Since(start).Round(time.Millisecond))
