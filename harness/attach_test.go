@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -76,5 +77,51 @@ func TestAttachReplaysTheStateThenStreams(t *testing.T) {
 	}
 	if ends != 1 || live[len(live)-1].Type != harness.EvAgentEnd {
 		t.Fatalf("live stream after Attach: %d answers, last %s", ends, live[len(live)-1].Type)
+	}
+}
+
+// After a run that brought the messages recorded since the last
+// session_change past twice the history bound, a session_change of the same
+// session follows agent_end with the newest whole turns only, so that
+// displays stay bounded.
+func TestLongRunReseedsTheDisplays(t *testing.T) {
+	lsCalls := func(prefix string, n int) []llmtest.ToolCall {
+		calls := make([]llmtest.ToolCall, n)
+		for i := range calls {
+			calls[i] = llmtest.ToolCall{ID: fmt.Sprintf("%s%d", prefix, i), Name: "ls", Arguments: `{"path":"."}`}
+		}
+		return calls
+	}
+	f := newFixture(t, []llmtest.Response{
+		{Match: "many", ToolCalls: lsCalls("a", 300)}, {Match: `"a299"`, Text: "listed"},
+		{Match: "more", ToolCalls: lsCalls("b", 150)}, {Match: `"b149"`, Text: "listed again"},
+	}, yolo)
+	reseeds := func() []harness.Event {
+		var out []harness.Event
+		evs := f.rec.all()
+		for i, e := range evs {
+			if e.Type == harness.EvSession && i > 0 && evs[i-1].Type == harness.EvAgentEnd {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	f.prompt(t, "many listings")
+	f.wait(t)
+	if n := len(reseeds()); n != 0 {
+		t.Fatalf("%d reseeds after %d messages", n, 302)
+	}
+	f.prompt(t, "more listings")
+	f.wait(t)
+	rs := reseeds()
+	if len(rs) != 1 {
+		t.Fatalf("%d reseeds after the second run, want 1", len(rs))
+	}
+	h := rs[0].History
+	if h == nil || len(h.Messages) == 0 || len(h.Messages) > harness.HistoryMessages || h.Older < 300 || h.Before != h.EntryIDs[0] {
+		t.Fatalf("reseed history: %d messages, older %d, before %q", len(h.Messages), h.Older, h.Before)
+	}
+	if h.Messages[0].Role != llm.RoleUser || h.Messages[0].Text() != "more listings" {
+		t.Fatalf("the reseed does not start at the newest turn: %s %q", h.Messages[0].Role, h.Messages[0].Text())
 	}
 }
