@@ -37,8 +37,9 @@ func DefaultModeInfo(id string) Mode {
 
 // Reducer folds harness events into one State and records each change as an
 // op for the attached schedulers. One Reducer serves one harness; every
-// client attaches its own Scheduler. All methods are safe for concurrent use;
-// Apply is typically passed straight to harness.Subscribe.
+// client attaches its own Scheduler. All methods are safe for concurrent use.
+// Its only input is Apply: it is attached with harness.Attach, which
+// hands it the current state as events and then the live stream.
 type Reducer struct {
 	mu       sync.Mutex
 	st       State

@@ -77,5 +77,6 @@ func (h *Harness) Bash(ctx context.Context, command string, excludeFromContext b
 		return r, fmt.Errorf("record bash: %w", err)
 	}
 	h.emit(Event{Type: EvMessageEnd, Message: &safe})
+	h.noteShown(1)
 	return r, nil
 }

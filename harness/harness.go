@@ -175,7 +175,9 @@ func New(cfg Config) *Harness {
 }
 
 // Subscribe registers fn for every event, in order. fn runs synchronously on
-// the emitting goroutine and must not block. The returned func unsubscribes.
+// the emitting goroutine and must not block or call back into the harness
+// (the run owner delivers a transition's events holding the event lock).
+// The returned func unsubscribes. A display subscribes with Attach.
 func (h *Harness) Subscribe(fn func(Event)) (unsubscribe func()) {
 	h.subMu.Lock()
 	id := h.subID

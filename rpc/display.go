@@ -21,7 +21,7 @@ type EventSource interface {
 const maxQueuedEvents = 4096
 
 // AttachDisplay gives the client its own display.Scheduler on r (one
-// Reducer per harness, fed by harness.Subscribe(r.Apply)) and pushes its
+// Reducer per harness, fed by harness.Attach with r.Apply) and pushes its
 // frames as display/state notifications once the client has the initialize
 // result: first the full state, then versioned ops. A later call replaces
 // the earlier scheduler. May be called from OnInitialize.
