@@ -267,13 +267,16 @@ func (x *index) link(i int32) {
 // path returns the records from the root to i (none gives an empty path).
 // A parent cycle (only possible in a hand-edited file) is cut.
 func (x *index) path(i int32) []int32 {
-	var p []int32
-	for steps := 0; i != none && steps <= len(x.recs); steps++ {
-		p = append(p, i)
-		i = x.recs[i].parent
+	// Count first, then fill from the end: one allocation of the exact
+	// size (the branch of a large session is 100k+ entries).
+	n := 0
+	for j := i; j != none && n <= len(x.recs); n++ {
+		j = x.recs[j].parent
 	}
-	for a, b := 0, len(p)-1; a < b; a, b = a+1, b-1 {
-		p[a], p[b] = p[b], p[a]
+	p := make([]int32, n)
+	for k := n - 1; k >= 0; k-- {
+		p[k] = i
+		i = x.recs[i].parent
 	}
 	return p
 }

@@ -14,6 +14,19 @@ import (
 func (s *Session) load(ctx context.Context) error {
 	s.lineNo, s.sawHeader, s.size, s.needNL = 0, false, 0, false
 	s.cache = msgCache{}
+	s.loadedFromSidecar = s.loadSidecar()
+	if s.loadedFromSidecar {
+		// The saved index covers the file up to s.size: scan what was
+		// appended since, and save again when that was a lot.
+		from := s.size
+		if err := s.catchUp(ctx, false); err != nil {
+			return err
+		}
+		if s.size-from >= sidecarRescan {
+			_ = s.saveSidecar() // best effort
+		}
+		return nil
+	}
 	if err := s.scan(ctx, 0, false); err != nil {
 		return err
 	}
@@ -23,6 +36,7 @@ func (s *Session) load(ctx context.Context) error {
 	for _, w := range s.idx.finish() {
 		s.warn(filepath.Base(s.path) + ": " + w)
 	}
+	_ = s.saveSidecar() // best effort: the next open reads the index instead of the file
 	return nil
 }
 

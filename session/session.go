@@ -56,6 +56,9 @@ type Session struct {
 	lineNo      int   // lines read so far
 	sawHeader   bool
 	cache       msgCache
+	// loadedFromSidecar is set when the index was read from the sidecar
+	// (see sidecar.go) instead of scanning the file.
+	loadedFromSidecar bool
 
 	wmu          sync.Mutex // guards warnings (added to under the read lock too)
 	warnings     []string
