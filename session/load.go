@@ -14,6 +14,9 @@ import (
 func (s *Session) load(ctx context.Context) error {
 	s.lineNo, s.sawHeader, s.size, s.needNL = 0, false, 0, false
 	s.cache = msgCache{}
+	s.planMu.Lock()
+	s.planKey = planKey{}
+	s.planMu.Unlock()
 	s.loadedFromSidecar = s.loadSidecar()
 	if s.loadedFromSidecar {
 		// The saved index covers the file up to s.size: scan what was
@@ -60,7 +63,7 @@ func (s *Session) catchUp(ctx context.Context, completeOnly bool) error {
 	}
 	for i := first; i < int32(len(s.idx.recs)); i++ {
 		if pid, ok := s.idx.pending[i]; ok {
-			if p, ok := s.idx.byID[pid]; ok && p != i {
+			if p, ok := s.idx.lookup(pid); ok && p != i {
 				s.idx.recs[i].parent = p
 			}
 			delete(s.idx.pending, i)
@@ -151,7 +154,7 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 			// growing it through a large file.
 			hint := int(st.Size() / 1000)
 			s.idx.recs = make([]rec, 0, hint)
-			s.idx.byID = make(map[string]int32, hint)
+			s.idx.byID = newIDTable(hint)
 		}
 		return nil
 	}

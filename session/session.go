@@ -59,6 +59,11 @@ type Session struct {
 	// loadedFromSidecar is set when the index was read from the sidecar
 	// (see sidecar.go) instead of scanning the file.
 	loadedFromSidecar bool
+	// The last context plan (see planContext), guarded by planMu because
+	// readers under mu.RLock make it.
+	planMu  sync.Mutex
+	planKey planKey
+	planVal plan
 
 	wmu          sync.Mutex // guards warnings (added to under the read lock too)
 	warnings     []string

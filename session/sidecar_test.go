@@ -62,8 +62,13 @@ func sameIndex(t *testing.T, got, want *Session) {
 		if g.recs[i] != w.recs[i] {
 			t.Fatalf("record %d: got %+v, want %+v", i, g.recs[i], w.recs[i])
 		}
+		gi, gok := g.lookup(w.recs[i].id)
+		wi, wok := w.lookup(w.recs[i].id)
+		if gi != wi || gok != wok {
+			t.Fatalf("lookup %s: got %d %v, want %d %v", w.recs[i].id, gi, gok, wi, wok)
+		}
 	}
-	if !reflect.DeepEqual(g.byID, w.byID) || !reflect.DeepEqual(g.strs, w.strs) || !reflect.DeepEqual(g.labels, w.labels) ||
+	if !reflect.DeepEqual(g.strs, w.strs) || !reflect.DeepEqual(g.labels, w.labels) ||
 		!reflect.DeepEqual(g.usage, w.usage) || g.name != w.name || g.leaf != w.leaf || g.linear != w.linear {
 		t.Fatal("index differs from the scanned one")
 	}
