@@ -50,9 +50,39 @@ func TrimToolOutputs(items []Item, s Settings, e *Estimator, maxChars int) (trim
 	}
 	start := contextStart(items)
 	cut := findCutPoint(items, start, len(items), s.KeepRecentTokens, e).firstKept
+	return trimRange(items, start, cut, e, maxChars)
+}
+
+// minTailChars is the smallest size TrimTail cuts a tool output to.
+const minTailChars = 250
+
+// TrimTail is the last resort when even the newest turn does not fit the
+// window and nothing before it is left to compact: it cuts every tool
+// output still in the context, the kept tail included, to the largest size
+// (maxChars, halved down to minTailChars) at which the branch is under the
+// threshold. items must be the branch without earlier trims applied (the
+// trims returned replace those). ok is false when even the smallest size
+// does not fit; size is the size used.
+func TrimTail(items []Item, contextWindow int, s Settings, e *Estimator, maxChars int) (trimmed []Item, saved int, trims []Trim, size int, ok bool) {
+	if maxChars <= 0 {
+		maxChars = DefaultTrimChars
+	}
+	before := max(itemsContextTokens(items, e), ContentTokens(items, e))
+	start := contextStart(items)
+	for size = maxChars; size >= minTailChars; size /= 2 {
+		trimmed, saved, trims = trimRange(items, start, len(items), e, size)
+		if saved > 0 && !ShouldCompact(before-saved, contextWindow, s) {
+			return trimmed, saved, trims, size, true
+		}
+	}
+	return items, 0, nil, 0, false
+}
+
+// trimRange cuts the tool outputs in items[from:to] longer than maxChars.
+func trimRange(items []Item, from, to int, e *Estimator, maxChars int) (trimmed []Item, saved int, trims []Trim) {
 	trimmed = items
 	copied := false
-	for i := start; i < cut; i++ {
+	for i := from; i < to; i++ {
 		it := &items[i]
 		m := it.Message
 		if it.Kind != KindMessage || m == nil || m.Role != llm.RoleToolResult {

@@ -186,3 +186,38 @@ func TestPlanActions(t *testing.T) {
 		t.Errorf("disabled: %s", d.Action)
 	}
 }
+
+// One turn whose tool outputs alone are over a 40k window: nothing can be
+// compacted, TrimTail cuts the turn's own outputs until it fits.
+func TestTrimTailFitsAnOversizedLastTurn(t *testing.T) {
+	const window = 40960
+	s := BudgetFor(window, nil)
+	var b branch
+	b.user("run the three builds")
+	for k := 1; k <= 3; k++ {
+		b.assistant("", call{"bash", fmt.Sprintf(`{"command":"make part%d"}`, k)})
+		b.toolResult("bash", toolOutput(k, 18000))
+	}
+	e := NewEstimator("")
+	before := estimateAll(b.items, e)
+	if !ShouldCompact(before, window, s) {
+		t.Fatalf("setup: %d tokens not over the threshold", before)
+	}
+	if _, _, trims := TrimToolOutputs(b.items, s, e, 0); len(trims) == len(b.items) {
+		t.Fatal("setup: the plain trim reached the kept tail")
+	}
+	trimmed, saved, trims, size, ok := TrimTail(b.items, window, s, e, 0)
+	if !ok || len(trims) != 3 || size != DefaultTrimChars {
+		t.Fatalf("ok %v, %d trims at %d chars", ok, len(trims), size)
+	}
+	if after := estimateAll(trimmed, e); after > s.Threshold(window) || before-after < saved/2 {
+		t.Fatalf("after the trim %d tokens (threshold %d, saved %d)", after, s.Threshold(window), saved)
+	}
+	if estimateAll(b.items, e) != before {
+		t.Fatal("the input was modified")
+	}
+	// A window too small for even the smallest cut says so.
+	if _, _, _, _, ok := TrimTail(b.items, 600, BudgetFor(600, nil), e, 0); ok {
+		t.Fatal("fit a 600-token window")
+	}
+}

@@ -154,13 +154,45 @@ func (h *Harness) maybeCompact(ctx context.Context, model llm.Model) error {
 	case compaction.ActionCompact:
 		err := h.compact(ctx, model, "threshold", "")
 		if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) {
+			if ok, terr := h.trimLastTurn(ctx, model, s, e); ok || terr != nil {
+				return terr
+			}
 			return fmt.Errorf("%w: the context (%d tokens) does not fit the %s window (%d) and nothing is left to compact", compaction.ErrWindowTooSmall, d.Tokens, model.Ref(), model.ContextWindow)
 		}
 		return err
 	case compaction.ActionTooSmall:
+		if ok, terr := h.trimLastTurn(ctx, model, s, e); ok || terr != nil {
+			return terr
+		}
 		return fmt.Errorf("%s (%d-token window): %w", model.Ref(), model.ContextWindow, d.Err)
 	}
 	return nil
+}
+
+// trimLastTurn is the last resort when the newest turn alone does not fit
+// the window: it trims the tool outputs still in the context, that turn's
+// included, records the trims and says so. ok is false when even that
+// does not fit.
+func (h *Harness) trimLastTurn(ctx context.Context, model llm.Model, s compaction.Settings, e *compaction.Estimator) (ok bool, err error) {
+	sess := h.Session()
+	entries, err := sess.ContextEntries(ctx)
+	if err != nil {
+		return false, fmt.Errorf("read branch: %w", err)
+	}
+	raw := make([]compaction.Item, 0, len(entries))
+	for _, en := range entries {
+		raw = append(raw, entryItem(en))
+	}
+	_, saved, trims, size, ok := compaction.TrimTail(raw, model.ContextWindow, s, e, 0)
+	if !ok {
+		return false, nil
+	}
+	if err := h.recordTrims(ctx, trims); err != nil {
+		return false, err
+	}
+	h.notice(fmt.Sprintf("The last turn alone does not fit the %s window (%d tokens): %d tool outputs in it were trimmed to about %d characters each (about %d tokens saved); the full outputs stay in the session file.",
+		model.Ref(), model.ContextWindow, len(trims), size, saved))
+	return true, nil
 }
 
 // estimator returns the token estimator for model; it caches counts per

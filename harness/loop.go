@@ -3,9 +3,12 @@ package harness
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -84,9 +87,18 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		msg := h.streamAssistant(ctx, req)
 		h.calibrate(model, &req, &msg)
 		if msg.StopReason == llm.StopError && !overflowRetried && !h.observational() && isContextOverflow(msg.ErrorMessage) {
-			// The provider says the context is too long: compact and retry once.
+			// The provider says the context is too long: learn how it
+			// counts, compact (or, with nothing before the turn, trim the
+			// turn's tool outputs) and retry once.
 			overflowRetried = true
-			if err := h.compact(ctx, model, "overflow", ""); err == nil {
+			h.calibrateOverflow(model, &req, msg.ErrorMessage)
+			err := h.compact(ctx, model, "overflow", "")
+			if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) {
+				if ok, terr := h.trimLastTurn(ctx, model, h.budget(model), h.estimator(model)); ok && terr == nil {
+					err = nil
+				}
+			}
+			if err == nil {
 				// The failed call is not recorded: its message ends here.
 				h.emit(Event{Type: EvMessageEnd, Message: &msg})
 				h.emit(Event{Type: EvTurnEnd})
@@ -309,6 +321,36 @@ func (h *Harness) streamAssistant(ctx context.Context, req llm.Request) llm.Mess
 		msg.Timestamp = h.now()
 	}
 	return msg
+}
+
+// overflowCount finds the request's size in a provider's context-length
+// error ("... resulted in 47604 tokens", "prompt is too long: 212345
+// tokens > 200000 maximum"): the first number followed by " tokens" that
+// is not the window. 0 when there is none.
+func overflowCount(msg string, window int) int {
+	f := strings.Fields(msg)
+	for i := 0; i+1 < len(f); i++ {
+		if !strings.HasPrefix(f[i+1], "tokens") {
+			continue
+		}
+		n, err := strconv.Atoi(strings.Trim(f[i], "(),.:"))
+		if err == nil && n > window {
+			return n
+		}
+	}
+	return 0
+}
+
+// calibrateOverflow calibrates the estimator from a request the provider
+// rejected as too long: at least one token over the window, or the count
+// its error names.
+func (h *Harness) calibrateOverflow(model llm.Model, req *llm.Request, errText string) {
+	if model.ContextWindow <= 0 {
+		return
+	}
+	n := max(overflowCount(errText, model.ContextWindow), model.ContextWindow+1)
+	e := h.estimator(model)
+	e.Calibrate(n, e.RequestTokens(req))
 }
 
 func isContextOverflow(msg string) bool {

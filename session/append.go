@@ -82,7 +82,7 @@ func newEntryID(taken func(string) bool) string {
 
 // newID returns an id not used in the file.
 func (s *Session) newID() string {
-	return newEntryID(func(id string) bool { _, dup := s.idx.byID[id]; return dup })
+	return newEntryID(func(id string) bool { _, dup := s.idx.lookup(id); return dup })
 }
 
 func newIDAvoiding(used map[string]bool) string {

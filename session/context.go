@@ -40,6 +40,33 @@ type plan struct {
 // are its summary, the path from firstKeptEntryId up to it, then the rest.
 // Called with s.mu held.
 func (s *Session) planContext() (plan, error) {
+	// Several readers plan the same branch in a row (opening a session
+	// asks for the settings, the usage, the display slots and the recent
+	// messages): walk a 100k-entry branch once. Records never change once
+	// indexed, so the branch is the same while the leaf and the record
+	// count are.
+	key := planKey{leaf: s.idx.leaf, n: len(s.idx.recs), ok: true}
+	s.planMu.Lock()
+	defer s.planMu.Unlock()
+	if s.planKey == key {
+		return s.planVal, nil
+	}
+	p, err := s.walkPlan()
+	if err == nil {
+		s.planKey, s.planVal = key, p
+	}
+	return p, err
+}
+
+// planKey identifies the branch a memoized plan was made for.
+type planKey struct {
+	leaf int32
+	n    int
+	ok   bool
+}
+
+// walkPlan is planContext without the memo.
+func (s *Session) walkPlan() (plan, error) {
 	x := &s.idx
 	p := plan{compaction: none, model: none, thinking: none}
 	path := x.path(x.leaf)

@@ -83,7 +83,7 @@ type labelVal struct{ label, ts string }
 // index is the in-memory tree of a session file.
 type index struct {
 	recs    []rec
-	byID    map[string]int32
+	byID    idTable
 	strs    []string // interned customType values and unknown type names
 	strIdx  map[string]int32
 	labels  map[string]labelVal // by target id
@@ -97,7 +97,7 @@ type index struct {
 }
 
 func newIndex(linear bool) index {
-	return index{byID: map[string]int32{}, strIdx: map[string]int32{}, labels: map[string]labelVal{}, leaf: none, linear: linear}
+	return index{strIdx: map[string]int32{}, labels: map[string]labelVal{}, leaf: none, linear: linear}
 }
 
 func (x *index) intern(s string) int32 {
@@ -153,7 +153,7 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 	} else {
 		r.id = li.id
 		if li.hasParent && !li.parentNull && li.parent != li.id {
-			if p, ok := x.byID[li.parent]; ok {
+			if p, ok := x.parentOf(i, li.parent); ok {
 				r.parent = p
 			} else {
 				if x.pending == nil {
@@ -164,7 +164,7 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 		}
 	}
 	x.recs = append(x.recs, r)
-	x.byID[r.id] = i
+	x.byID.put(x.recs, i)
 	return x.after(i, line)
 }
 
@@ -211,7 +211,7 @@ func (x *index) after(i int32, line []byte) string {
 		if lf.TargetID != nil {
 			if t, ok := stringValue(lf.TargetID); !ok || t == "" {
 				x.leaf = none
-			} else if ti, ok := x.byID[t]; ok {
+			} else if ti, ok := x.lookup(t); ok {
 				x.leaf = ti
 			}
 		}
@@ -228,7 +228,7 @@ func (x *index) finish() (warnings []string) {
 	}
 	orphans := []orphan{}
 	for i, pid := range x.pending {
-		if p, ok := x.byID[pid]; ok && p != i {
+		if p, ok := x.lookup(pid); ok && p != i {
 			x.recs[i].parent = p
 		} else if !ok {
 			orphans = append(orphans, orphan{i, pid})
@@ -278,13 +278,16 @@ func (x *index) link(i int32) {
 // path returns the records from the root to i (none gives an empty path).
 // A parent cycle (only possible in a hand-edited file) is cut.
 func (x *index) path(i int32) []int32 {
-	var p []int32
-	for steps := 0; i != none && steps <= len(x.recs); steps++ {
-		p = append(p, i)
-		i = x.recs[i].parent
+	// Count first, then fill from the end: one allocation of the exact
+	// size (the branch of a large session is 100k+ entries).
+	n := 0
+	for j := i; j != none && n <= len(x.recs); n++ {
+		j = x.recs[j].parent
 	}
-	for a, b := 0, len(p)-1; a < b; a, b = a+1, b-1 {
-		p[a], p[b] = p[b], p[a]
+	p := make([]int32, n)
+	for k := n - 1; k >= 0; k-- {
+		p[k] = i
+		i = x.recs[i].parent
 	}
 	return p
 }
@@ -300,6 +303,15 @@ func (x *index) children(i int32) []int32 {
 
 // lookup returns the record of id.
 func (x *index) lookup(id string) (int32, bool) {
-	i, ok := x.byID[id]
+	i, ok := x.byID.get(x.recs, id)
 	return i, ok
+}
+
+// parentOf looks up the parent id of the record about to be added as i:
+// in a chain it is the record just before, which needs no hashing.
+func (x *index) parentOf(i int32, id string) (int32, bool) {
+	if i > 0 && x.recs[i-1].id == id {
+		return i - 1, true
+	}
+	return x.lookup(id)
 }

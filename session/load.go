@@ -14,6 +14,22 @@ import (
 func (s *Session) load(ctx context.Context) error {
 	s.lineNo, s.sawHeader, s.size, s.needNL = 0, false, 0, false
 	s.cache = msgCache{}
+	s.planMu.Lock()
+	s.planKey = planKey{}
+	s.planMu.Unlock()
+	s.loadedFromSidecar = s.loadSidecar()
+	if s.loadedFromSidecar {
+		// The saved index covers the file up to s.size: scan what was
+		// appended since, and save again when that was a lot.
+		from := s.size
+		if err := s.catchUp(ctx, false); err != nil {
+			return err
+		}
+		if s.size-from >= sidecarRescan {
+			_ = s.saveSidecar() // best effort
+		}
+		return nil
+	}
 	if err := s.scan(ctx, 0, false); err != nil {
 		return err
 	}
@@ -23,6 +39,7 @@ func (s *Session) load(ctx context.Context) error {
 	for _, w := range s.idx.finish() {
 		s.warn(filepath.Base(s.path) + ": " + w)
 	}
+	_ = s.saveSidecar() // best effort: the next open reads the index instead of the file
 	return nil
 }
 
@@ -46,7 +63,7 @@ func (s *Session) catchUp(ctx context.Context, completeOnly bool) error {
 	}
 	for i := first; i < int32(len(s.idx.recs)); i++ {
 		if pid, ok := s.idx.pending[i]; ok {
-			if p, ok := s.idx.byID[pid]; ok && p != i {
+			if p, ok := s.idx.lookup(pid); ok && p != i {
 				s.idx.recs[i].parent = p
 			}
 			delete(s.idx.pending, i)
@@ -137,7 +154,7 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 			// growing it through a large file.
 			hint := int(st.Size() / 1000)
 			s.idx.recs = make([]rec, 0, hint)
-			s.idx.byID = make(map[string]int32, hint)
+			s.idx.byID = newIDTable(hint)
 		}
 		return nil
 	}

@@ -56,6 +56,14 @@ type Session struct {
 	lineNo      int   // lines read so far
 	sawHeader   bool
 	cache       msgCache
+	// loadedFromSidecar is set when the index was read from the sidecar
+	// (see sidecar.go) instead of scanning the file.
+	loadedFromSidecar bool
+	// The last context plan (see planContext), guarded by planMu because
+	// readers under mu.RLock make it.
+	planMu  sync.Mutex
+	planKey planKey
+	planVal plan
 
 	wmu          sync.Mutex // guards warnings (added to under the read lock too)
 	warnings     []string

@@ -37,12 +37,19 @@ type result struct {
 	TreeBytes     int     `json:"treeBytes"`
 	TreeNodes     int     `json:"treeNodes"`
 	PeakRSSEndMB  float64 `json:"peakRssEndMB"` // VmHWM after the snapshot and the tree
+	// FrameCPUMs is the CPU time (user+system) the server spent from
+	// session/open to the first frame: on a loaded machine it is a better
+	// guide than the wall time, which includes waiting for a core.
+	FrameCPUMs float64 `json:"frameCpuMs"`
+	// Sidecar tells whether the session's index sidecar (<file>.idx)
+	// existed before the open (false: the open scanned the whole file).
+	Sidecar bool `json:"sidecar"`
 }
 
 func main() {
 	bin := flag.String("bin", "bin/pi-lsp", "pi-lsp binary")
 	sess := flag.String("session", "", "session file to open")
-	line := flag.Bool("line", false, "print \"frameMs openMs peakRssMB snapshotBytes treeMs treeBytes\" instead of JSON")
+	line := flag.Bool("line", false, "print \"frameMs openMs peakRssMB snapshotBytes treeMs treeBytes frameCpuMs\" instead of JSON")
 	flag.Parse()
 	if *sess == "" {
 		fmt.Fprintln(os.Stderr, "benchopen: -session is required")
@@ -57,7 +64,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *line {
-		fmt.Printf("%.1f %.1f %.1f %d %.1f %d\n", res.FrameMs, res.OpenMs, res.PeakRSSMB, res.SnapshotBytes, res.TreeMs, res.TreeBytes)
+		fmt.Printf("%.1f %.1f %.1f %d %.1f %d %.1f\n", res.FrameMs, res.OpenMs, res.PeakRSSMB, res.SnapshotBytes, res.TreeMs, res.TreeBytes, res.FrameCPUMs)
 		return
 	}
 	fmt.Println(string(out))
@@ -94,6 +101,9 @@ func run(ctx context.Context, bin, sessPath string) (result, error) {
 	}
 	before := len(c.Notifications("display/state"))
 
+	_, serr := os.Stat(abs + ".idx")
+	res.Sidecar = serr == nil
+	cpu0 := cpuTime(cmd.Process.Pid)
 	t0 := time.Now()
 	if err := c.Call(ctx, "session/open", map[string]any{"path": abs}, nil); err != nil {
 		return res, fmt.Errorf("session/open: %w", err)
@@ -103,6 +113,7 @@ func run(ctx context.Context, bin, sessPath string) (result, error) {
 		return res, fmt.Errorf("display/state after open: %w", err)
 	}
 	res.FrameMs = ms(time.Since(t0))
+	res.FrameCPUMs = cpuTime(cmd.Process.Pid) - cpu0
 	res.PeakRSSMB = peakRSS(cmd.Process.Pid)
 	res.FrameBytes = c.Notifications("display/state")[before].Bytes
 
@@ -162,3 +173,28 @@ func peakRSS(pid int) float64 {
 	}
 	return 0
 }
+
+// cpuTime reads the user+system CPU time of pid in ms from /proc (0 when
+// /proc is not there).
+func cpuTime(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which is in parentheses): utime and
+	// stime are the 12th and 13th.
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (u + st) * 1000 / clockTicks
+}
+
+// clockTicks is USER_HZ, 100 on Linux.
+const clockTicks = 100

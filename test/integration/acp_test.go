@@ -16,7 +16,7 @@ import (
 
 // acpClient is a bare NDJSON client of `pi-lsp acp`.
 type acpClient struct {
-	t     *testing.T
+	t     testing.TB
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	lines chan []byte

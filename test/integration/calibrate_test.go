@@ -116,3 +116,60 @@ func TestFirstPromptOnOverWindowSession(t *testing.T) {
 	}
 	t.Logf("%d requests, %d summarizer calls, tokensBefore %v", len(e.llm.Requests()), summaries, comp["tokensBefore"])
 }
+
+// A last turn that alone does not fit (issue 15, deliver 5): one answer
+// that makes eight `seq 1 2500` calls at once (about 7.5k provider tokens
+// each, more than a 40k window together, and no cut point between them), against a provider that rejects over-window
+// requests with a 400. There is no history before the turn to compact, so
+// the turn's own tool outputs are trimmed, the user is told, and the turn
+// is answered.
+func TestLastTurnTooBigIsTrimmed(t *testing.T) {
+	const calls = 8
+	p := "ONE BIG TURN"
+	script := []llmtest.Response{{Match: summaryMatch, Repeat: true, Text: windowSummary, ChunkSize: 1 << 16}}
+	var tc []llmtest.ToolCall
+	for i := 1; i <= calls; i++ {
+		tc = append(tc, llmtest.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "bash", Arguments: `{"command":"seq 1 2500"}`})
+	}
+	script = append(script, llmtest.Response{Match: p, ToolCalls: tc, ChunkSize: 1 << 16}, llmtest.Response{Match: p, Text: "Counted eight times.", ChunkSize: 1 << 16})
+	e := newEnv(t, script, llmtest.ModelSpec{ID: "m1", Name: "M1", ContextWindow: windowTokens, MaxTokens: 4096})
+	e.llm.SetTokens(llmtest.RealisticTokens, windowTokens)
+	s := e.start(startOpt{args: []string{"--yolo"}, caps: map[string]any{}})
+	s.prompt(p + ": count to 2500 eight times at once.")
+	s.waitIdle()
+	notice := ""
+	s.waitFor("the answer", func() bool {
+		v, _ := s.Display()
+		if len(v.State.Errors) > 0 {
+			t.Fatalf("errors: %v", v.State.Errors)
+		}
+		for _, it := range v.State.Items {
+			if strings.Contains(it.Text, "does not fit") && strings.Contains(it.Text, "trimmed") {
+				notice = it.Text
+			}
+		}
+		n := len(v.State.Items)
+		return n > 0 && strings.Contains(v.State.Items[n-1].Text, "Counted eight times.")
+	})
+	if notice == "" {
+		t.Fatal("the user was not told that the turn's tool outputs were trimmed")
+	}
+	// The estimate before the call, calibrated on the first request (prose
+	// and tool schemas), can be under what the provider counts for the
+	// numbers: then that one request is rejected with a 400, which names
+	// the count; the retry after the trim fits.
+	reqs := e.llm.Requests()
+	over := 0
+	for i, b := range reqs {
+		if n := llmtest.RealisticTokens(b); n > windowTokens {
+			over++
+			if i == len(reqs)-1 {
+				t.Fatalf("the last request is %d tokens, over the %d window", n, windowTokens)
+			}
+		}
+	}
+	if over > 1 {
+		t.Fatalf("%d requests over the window", over)
+	}
+	t.Logf("%d requests, %d rejected as over the window; notice: %s", len(reqs), over, notice)
+}

@@ -46,7 +46,7 @@ func TestMain(m *testing.M) {
 
 // env is one test's world: a fake LLM, a home, a sessions dir, a workspace.
 type env struct {
-	t         *testing.T
+	t         testing.TB
 	llm       *llmtest.Server
 	home      string
 	sessions  string
@@ -54,13 +54,13 @@ type env struct {
 	models    string
 }
 
-func newEnv(t *testing.T, script []llmtest.Response, models ...llmtest.ModelSpec) *env {
+func newEnv(t testing.TB, script []llmtest.Response, models ...llmtest.ModelSpec) *env {
 	t.Helper()
 	return newEnvAt(t, t.TempDir(), script, models...)
 }
 
 // newEnvAt is newEnv with its world under base.
-func newEnvAt(t *testing.T, base string, script []llmtest.Response, models ...llmtest.ModelSpec) *env {
+func newEnvAt(t testing.TB, base string, script []llmtest.Response, models ...llmtest.ModelSpec) *env {
 	t.Helper()
 	e := &env{t: t, llm: llmtest.NewServer(t, script...)}
 	e.home = filepath.Join(base, "home")
@@ -82,7 +82,7 @@ func newEnvAt(t *testing.T, base string, script []llmtest.Response, models ...ll
 type server struct {
 	*rpctest.Client
 	cmd  *exec.Cmd
-	t    *testing.T
+	t    testing.TB
 	init json.RawMessage
 }
 
@@ -281,7 +281,7 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-func writeFile(t *testing.T, path, content string) {
+func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,86 @@
+package session
+
+import "hash/maphash"
+
+// idTable maps entry ids to record numbers. It is an open-addressing hash
+// table of record numbers that compares against the records' own ids, so
+// it holds 4-8 bytes per entry (a map[string]int32 holds about 40) and
+// fills without per-entry allocations: building it is most of what
+// opening a large session from its sidecar costs.
+type idTable struct {
+	seed  maphash.Seed
+	slots []int32 // record number + 1; 0 = empty
+	n     int
+}
+
+func newIDTable(hint int) idTable {
+	size := 16
+	for size < 2*hint {
+		size <<= 1
+	}
+	return idTable{seed: maphash.MakeSeed(), slots: make([]int32, size)}
+}
+
+func (t *idTable) hash(id string) int {
+	return int(maphash.String(t.seed, id) & uint64(len(t.slots)-1))
+}
+
+// get returns the record whose id is id.
+func (t *idTable) get(recs []rec, id string) (int32, bool) {
+	if len(t.slots) == 0 {
+		return 0, false
+	}
+	mask := len(t.slots) - 1
+	for h := t.hash(id); ; h = (h + 1) & mask {
+		v := t.slots[h]
+		if v == 0 {
+			return 0, false
+		}
+		if recs[v-1].id == id {
+			return v - 1, true
+		}
+	}
+}
+
+// put maps recs[i].id to i; a later record with the same id replaces the
+// earlier one.
+func (t *idTable) put(recs []rec, i int32) {
+	if 2*(t.n+1) > len(t.slots) {
+		t.grow(recs)
+	}
+	id := recs[i].id
+	mask := len(t.slots) - 1
+	for h := t.hash(id); ; h = (h + 1) & mask {
+		v := t.slots[h]
+		if v == 0 {
+			t.slots[h] = i + 1
+			t.n++
+			return
+		}
+		if recs[v-1].id == id {
+			t.slots[h] = i + 1
+			return
+		}
+	}
+}
+
+func (t *idTable) grow(recs []rec) {
+	old := t.slots
+	size := max(16, 2*len(old))
+	if len(old) == 0 {
+		t.seed = maphash.MakeSeed()
+	}
+	t.slots, t.n = make([]int32, size), 0
+	mask := size - 1
+	for _, v := range old {
+		if v == 0 {
+			continue
+		}
+		h := t.hash(recs[v-1].id)
+		for t.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		t.slots[h] = v
+		t.n++
+	}
+}
