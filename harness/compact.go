@@ -174,7 +174,7 @@ func (h *Harness) maybeCompact(ctx context.Context, model llm.Model) error {
 // included, records the trims and says so. ok is false when even that
 // does not fit.
 func (h *Harness) trimLastTurn(ctx context.Context, model llm.Model, s compaction.Settings, e *compaction.Estimator) (ok bool, err error) {
-	sess := h.Session()
+	sess := h.currentSession()
 	entries, err := sess.ContextEntries(ctx)
 	if err != nil {
 		return false, fmt.Errorf("read branch: %w", err)
