@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/session"
@@ -44,13 +45,7 @@ func toCommandsList(cs []skills.Command) protocol.CommandsListResult {
 	return out
 }
 
-func toTasks(ts []tools.Task) []protocol.Task {
-	out := make([]protocol.Task, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, protocol.Task{ID: t.ID, Content: t.Content, Status: t.Status, ActiveForm: t.ActiveForm})
-	}
-	return out
-}
+func toTasks(ts []tools.Task) []protocol.Task { return display.WireTasks(ts) }
 
 func toSessions(list []session.Info) []protocol.SessionInfo {
 	out := make([]protocol.SessionInfo, 0, len(list))
@@ -61,11 +56,8 @@ func toSessions(list []session.Info) []protocol.SessionInfo {
 	return out
 }
 
+// toApprovalParams is ui/requestApproval's params: the whole request,
+// preview included (the display's pending.approval keeps only its diff).
 func toApprovalParams(req harness.ApprovalRequest) protocol.ApprovalParams {
-	p := protocol.ApprovalParams{ToolCallID: req.ToolCallID, ToolName: req.ToolName, Category: req.Category, Args: req.Args, Display: req.Display,
-		ApprovalBoundary: protocol.ApprovalBoundary{OutsideWorkspace: req.OutsideWorkspace, ResolvedPath: req.ResolvedPath, Access: req.Access}}
-	if s := req.Subagent; s != nil {
-		p.Subagent = &protocol.ApprovalSubagent{Agent: s.Agent, ToolCallID: s.ToolCallID, Session: s.Session, SessionID: s.SessionID, Fork: s.Fork}
-	}
-	return p
+	return display.WireApproval(req)
 }

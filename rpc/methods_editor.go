@@ -74,7 +74,7 @@ var _ harness.ReviewUI = clientUI{}
 // decision, content and feedback.
 func (u clientUI) RequestReview(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalReply, error) {
 	var resp protocol.ApprovalReply
-	if err := u.call(ctx, "ui/requestApproval", req, &resp); err != nil {
+	if err := u.call(ctx, "ui/requestApproval", toApprovalParams(req), &resp); err != nil {
 		if ctx.Err() != nil {
 			return harness.ApprovalReply{}, ctx.Err()
 		}
