@@ -129,4 +129,3 @@ func (fs Fields) MarshalJSON() ([]byte, error) {
 	}
 	return append(b, '}'), nil
 }
-
