@@ -252,9 +252,6 @@ type TextItem struct {
 	Text string   `json:"text"`
 }
 
-// ItemVariants lists the wire variants of Item, for the client generator.
-var itemVariants = []any{UserItem{}, AssistantItem{}, ToolItem{}, BashItem{}, SummaryItem{}, TextItem{}}
-
 // MarshalJSON writes the variant of the item's kind, every field present.
 func (it Item) MarshalJSON() ([]byte, error) {
 	switch it.Kind {
