@@ -181,7 +181,7 @@ export class DisplayModel {
 /** Whether a run is going on in this state. */
 export function isRunning(state: DisplayState): boolean {
   const s = state.status;
-  return s !== undefined && s !== 'idle' && s !== 'error';
+  return s !== undefined && s !== 'idle';
 }
 
 /** Whether `op` may change the top-level key `key` of the state. */
