@@ -9,6 +9,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 // EventSource is an ordered stream of harness events; *harness.Harness
@@ -103,7 +104,7 @@ func (c *Client) AttachEvents(src EventSource) {
 				c.Log(slog.LevelWarn, fmt.Sprintf("harness/event: %d events dropped, the client is not reading fast enough", dropped))
 			}
 			for _, ev := range evs {
-				if err := c.Notify("harness/event", eventParams{Event: ev}); err != nil {
+				if err := c.Notify("harness/event", protocol.EventParams{Event: toEvent(ev)}); err != nil {
 					return
 				}
 			}
@@ -112,10 +113,6 @@ func (c *Client) AttachEvents(src EventSource) {
 	if !ok {
 		unsub()
 	}
-}
-
-type eventParams struct {
-	Event harness.Event `json:"event"`
 }
 
 // eventQueue buffers events between the harness and a client's writer.

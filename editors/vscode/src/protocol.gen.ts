@@ -15,6 +15,37 @@ export interface AgentInfo {
   path?: string;
 }
 
+/** AgentMessage is one of pi's AgentMessage variants (the session file's
+ * message shape), told apart by Role; on the wire only its role's variant
+ * is written (UserMessage, AssistantMessage, …). */
+export interface AgentMessage {
+  Role: string;
+  Content: ContentBlock[];
+  Timestamp: number;
+  API: string;
+  Provider: string;
+  Model: string;
+  Usage: Usage;
+  StopReason: string;
+  ErrorMessage: string;
+  ToolCallID: string;
+  ToolName: string;
+  IsError: boolean;
+  Details: unknown;
+  Command: string;
+  Output: string;
+  ExitCode: number | null;
+  Cancelled: boolean;
+  Truncated: boolean;
+  FullOutputPath: string;
+  ExcludeFromContext: boolean;
+  CustomType: string;
+  Display: boolean;
+  Summary: string;
+  FromID: string;
+  TokensBefore: number;
+}
+
 /** AgentsListResult is the result of agents/list. */
 export interface AgentsListResult {
   agents: AgentInfo[];
@@ -77,6 +108,19 @@ export interface AssistantItem {
   status: string;
 }
 
+/** AssistantMessage is an assistant message on the wire. */
+export interface AssistantMessage {
+  role: string;
+  content: ContentBlock[];
+  api: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  stopReason: string;
+  errorMessage?: string;
+  timestamp: number;
+}
+
 /** Attachment is one editor attachment of a user item. */
 export interface Attachment {
   type: string;
@@ -89,6 +133,19 @@ export interface AutoCompactionResult {
   enabled: boolean;
 }
 
+/** BashExecutionMessage is a user-run shell command on the wire. */
+export interface BashExecutionMessage {
+  role: string;
+  command: string;
+  output: string;
+  exitCode?: number | null;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+  excludeFromContext?: boolean;
+  timestamp: number;
+}
+
 /** BashItem is a user-run shell command on the wire. */
 export interface BashItem {
   id: string;
@@ -97,6 +154,14 @@ export interface BashItem {
   status: string;
   output: string;
   exitCode: number | null;
+}
+
+/** BranchSummaryMessage is a branch summary on the wire. */
+export interface BranchSummaryMessage {
+  role: string;
+  summary: string;
+  fromId: string;
+  timestamp: number;
 }
 
 /** Child is a subagent's live activity, on the parent's subagent tool item:
@@ -134,6 +199,29 @@ export interface Compaction {
   reason: string;
 }
 
+/** CompactionSummaryMessage is a compaction summary on the wire. */
+export interface CompactionSummaryMessage {
+  role: string;
+  summary: string;
+  tokensBefore: number;
+  timestamp: number;
+}
+
+/** ContentBlock is one block of message content; on the wire only its
+ * type's variant is written (TextContent, ImageContent, …). */
+export interface ContentBlock {
+  Type: string;
+  Text: string;
+  Data: string;
+  MimeType: string;
+  Thinking: string;
+  ThinkingSignature: string;
+  Redacted: boolean;
+  ID: string;
+  Name: string;
+  Arguments: unknown;
+}
+
 /** ContextItem is one entry of agent/prompt's context: a file (its content
  * read by the server through the editor's buffers, or Text when the client
  * sends a buffer's unsaved text), a selection, or an image. */
@@ -153,6 +241,16 @@ export interface Cost {
   cacheRead: number;
   cacheWrite: number;
   total: number;
+}
+
+/** CustomMessage is an extension's message on the wire. */
+export interface CustomMessage {
+  role: string;
+  customType: string;
+  content: ContentBlock[];
+  display: boolean;
+  details?: unknown;
+  timestamp: number;
 }
 
 /** Decision is the user's verdict on a tool call. */
@@ -235,6 +333,57 @@ export interface EntriesResult {
   entries: unknown[];
 }
 
+/** Event is one harness event. Only the members of its type are present. */
+export interface Event {
+  type: EventType;
+  seq: number;
+  message?: AgentMessage | null;
+  deltaKind?: string;
+  delta?: string;
+  contentIndex?: number;
+  toolCallId?: string;
+  toolName?: string;
+  args?: unknown;
+  output?: string;
+  isError?: boolean;
+  diff?: string;
+  path?: string;
+  steering?: string[];
+  followUp?: string[];
+  drafts?: string[];
+  phase?: Phase;
+  error?: string;
+  attempt?: number;
+  delayMs?: number;
+  approval?: ApprovalParams | null;
+  decision?: string;
+  question?: QuestionParams | null;
+  plan?: PlanParams | null;
+  tasks?: Task[];
+  mode?: string;
+  yolo?: boolean;
+  sandbox?: string;
+  notice?: string;
+  name?: string;
+  model?: string;
+  thinkingLevel?: string;
+  tokens?: Tokens | null;
+  reason?: string;
+  summary?: string;
+  sessionId?: string;
+  memory?: MemoryStatus | null;
+  subagent?: ApprovalSubagent | null;
+  child?: Event | null;
+}
+
+/** EventParams are the params of a harness/event notification. */
+export interface EventParams {
+  event: Event;
+}
+
+/** EventType names a harness event (pi's AgentEvent names). */
+export type EventType = "agent_end" | "agent_start" | "approval_pending" | "approval_resolved" | "compaction_end" | "compaction_start" | "compaction_update" | "drafts_returned" | "error" | "memory_update" | "message_end" | "message_start" | "message_update" | "mode_change" | "model_change" | "notice" | "phase_change" | "plan_pending" | "plan_resolved" | "question_pending" | "question_resolved" | "queue_update" | "retry_end" | "retry_start" | "session_change" | "session_info" | "skills_changed" | "subagent_end" | "subagent_event" | "subagent_start" | "tasks_update" | "thinking_change" | "tool_execution_end" | "tool_execution_start" | "tool_execution_update" | "turn_end" | "turn_start" | "usage_update";
+
 /** ExportResult is the result of session/export. */
 export interface ExportResult {
   text: string;
@@ -291,6 +440,13 @@ export interface HistoryParams {
 export interface HistoryResult {
   items: Item[];
   before: string | null;
+}
+
+/** ImageContent is an image block. */
+export interface ImageContent {
+  type: string;
+  data: string;
+  mimeType: string;
 }
 
 /** Item is one entry of the transcript. On the wire it is one of the
@@ -723,11 +879,25 @@ export interface TemplatesListResult {
   templates: Template[];
 }
 
+/** TextContent is a text block. */
+export interface TextContent {
+  type: string;
+  text: string;
+}
+
 /** TextItem is an error or info item on the wire. */
 export interface TextItem {
   id: string;
   kind: ItemKind;
   text: string;
+}
+
+/** ThinkingContent is a thinking block. */
+export interface ThinkingContent {
+  type: string;
+  thinking: string;
+  thinkingSignature?: string;
+  redacted?: boolean;
 }
 
 /** ThinkingSetResult is the result of thinking/set. */
@@ -752,6 +922,14 @@ export interface Tokens {
   turnCost: Cost;
 }
 
+/** ToolCallContent is a tool call block. */
+export interface ToolCallContent {
+  type: string;
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
 /** ToolItem is a tool item on the wire; Child only on a subagent's. */
 export interface ToolItem {
   id: string;
@@ -764,6 +942,17 @@ export interface ToolItem {
   path: string;
   isError: boolean;
   child?: Child | null;
+}
+
+/** ToolResultMessage is a tool result on the wire. */
+export interface ToolResultMessage {
+  role: string;
+  toolCallId: string;
+  toolName: string;
+  content: ContentBlock[];
+  details?: unknown;
+  isError: boolean;
+  timestamp: number;
 }
 
 /** TreeChain is the run a node stands for: Length entries from the node to
@@ -814,12 +1003,29 @@ export interface TreeResult {
   next: string | null;
 }
 
+/** Usage is the provider-reported token usage of one assistant message. */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: Cost;
+}
+
 /** UserItem is a user item on the wire. */
 export interface UserItem {
   id: string;
   kind: ItemKind;
   text: string;
   attachments: Attachment[];
+}
+
+/** UserMessage is a user message on the wire. */
+export interface UserMessage {
+  role: string;
+  content: ContentBlock[];
+  timestamp: number;
 }
 
 /** WorkProgress is LSP's work-done progress payload. */
