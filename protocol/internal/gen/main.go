@@ -25,6 +25,7 @@ import (
 	"go/types"
 	"log"
 	"os"
+	"path/filepath"
 
 	"reflect"
 	"sort"
@@ -80,23 +81,27 @@ type gen struct {
 
 func load(dir string) (*gen, error) {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.ParseComments)
+	matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
-		return nil, fmt.Errorf("gen: parse %s: %w", dir, err)
+		return nil, fmt.Errorf("gen: %w", err)
 	}
-	p, ok := pkgs["protocol"]
-	if !ok {
-		return nil, fmt.Errorf("gen: no package protocol in %s", dir)
-	}
-	var files []*ast.File
-	names := make([]string, 0, len(p.Files))
-	for n := range p.Files {
-		names = append(names, n)
+	var names []string
+	for _, m := range matches {
+		if !strings.HasSuffix(m, "_test.go") {
+			names = append(names, m)
+		}
 	}
 	sort.Strings(names)
+	var files []*ast.File
 	docs := map[string]string{}
 	for _, n := range names {
-		f := p.Files[n]
+		f, err := parser.ParseFile(fset, n, nil, parser.ParseComments)
+		if err != nil {
+			return nil, fmt.Errorf("gen: parse: %w", err)
+		}
+		if f.Name.Name != "protocol" {
+			continue
+		}
 		files = append(files, f)
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
