@@ -18,33 +18,7 @@ export interface AgentInfo {
 /** AgentMessage is one of pi's AgentMessage variants (the session file's
  * message shape), told apart by Role; on the wire only its role's variant
  * is written (UserMessage, AssistantMessage, …). */
-export interface AgentMessage {
-  Role: string;
-  Content: ContentBlock[];
-  Timestamp: number;
-  API: string;
-  Provider: string;
-  Model: string;
-  Usage: Usage;
-  StopReason: string;
-  ErrorMessage: string;
-  ToolCallID: string;
-  ToolName: string;
-  IsError: boolean;
-  Details: unknown;
-  Command: string;
-  Output: string;
-  ExitCode: number | null;
-  Cancelled: boolean;
-  Truncated: boolean;
-  FullOutputPath: string;
-  ExcludeFromContext: boolean;
-  CustomType: string;
-  Display: boolean;
-  Summary: string;
-  FromID: string;
-  TokensBefore: number;
-}
+export type AgentMessage = UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | BranchSummaryMessage | CompactionSummaryMessage;
 
 /** AgentsListResult is the result of agents/list. */
 export interface AgentsListResult {
@@ -101,7 +75,7 @@ export interface ApprovalSubagent {
 /** AssistantItem is an assistant item on the wire. */
 export interface AssistantItem {
   id: string;
-  kind: ItemKind;
+  kind: "assistant";
   text: string;
   thinking: string;
   streaming: boolean;
@@ -110,7 +84,7 @@ export interface AssistantItem {
 
 /** AssistantMessage is an assistant message on the wire. */
 export interface AssistantMessage {
-  role: string;
+  role: "assistant";
   content: ContentBlock[];
   api: string;
   provider: string;
@@ -135,7 +109,7 @@ export interface AutoCompactionResult {
 
 /** BashExecutionMessage is a user-run shell command on the wire. */
 export interface BashExecutionMessage {
-  role: string;
+  role: "bashExecution";
   command: string;
   output: string;
   exitCode?: number | null;
@@ -149,7 +123,7 @@ export interface BashExecutionMessage {
 /** BashItem is a user-run shell command on the wire. */
 export interface BashItem {
   id: string;
-  kind: ItemKind;
+  kind: "bash";
   command: string;
   status: string;
   output: string;
@@ -158,7 +132,7 @@ export interface BashItem {
 
 /** BranchSummaryMessage is a branch summary on the wire. */
 export interface BranchSummaryMessage {
-  role: string;
+  role: "branchSummary";
   summary: string;
   fromId: string;
   timestamp: number;
@@ -201,7 +175,7 @@ export interface Compaction {
 
 /** CompactionSummaryMessage is a compaction summary on the wire. */
 export interface CompactionSummaryMessage {
-  role: string;
+  role: "compactionSummary";
   summary: string;
   tokensBefore: number;
   timestamp: number;
@@ -209,18 +183,7 @@ export interface CompactionSummaryMessage {
 
 /** ContentBlock is one block of message content; on the wire only its
  * type's variant is written (TextContent, ImageContent, …). */
-export interface ContentBlock {
-  Type: string;
-  Text: string;
-  Data: string;
-  MimeType: string;
-  Thinking: string;
-  ThinkingSignature: string;
-  Redacted: boolean;
-  ID: string;
-  Name: string;
-  Arguments: unknown;
-}
+export type ContentBlock = TextContent | ImageContent | ThinkingContent | ToolCallContent;
 
 /** ContextItem is one entry of agent/prompt's context: a file (its content
  * read by the server through the editor's buffers, or Text when the client
@@ -245,7 +208,7 @@ export interface Cost {
 
 /** CustomMessage is an extension's message on the wire. */
 export interface CustomMessage {
-  role: string;
+  role: "custom";
   customType: string;
   content: ContentBlock[];
   display: boolean;
@@ -444,7 +407,7 @@ export interface HistoryResult {
 
 /** ImageContent is an image block. */
 export interface ImageContent {
-  type: string;
+  type: "image";
   data: string;
   mimeType: string;
 }
@@ -846,7 +809,7 @@ export interface SkillsListResult {
 /** SummaryItem is a compaction or branch summary on the wire. */
 export interface SummaryItem {
   id: string;
-  kind: ItemKind;
+  kind: "summary";
   text: string;
   summaryKind: string;
 }
@@ -881,20 +844,20 @@ export interface TemplatesListResult {
 
 /** TextContent is a text block. */
 export interface TextContent {
-  type: string;
+  type: "text";
   text: string;
 }
 
 /** TextItem is an error or info item on the wire. */
 export interface TextItem {
   id: string;
-  kind: ItemKind;
+  kind: "error" | "info";
   text: string;
 }
 
 /** ThinkingContent is a thinking block. */
 export interface ThinkingContent {
-  type: string;
+  type: "thinking";
   thinking: string;
   thinkingSignature?: string;
   redacted?: boolean;
@@ -924,7 +887,7 @@ export interface Tokens {
 
 /** ToolCallContent is a tool call block. */
 export interface ToolCallContent {
-  type: string;
+  type: "toolCall";
   id: string;
   name: string;
   arguments: unknown;
@@ -933,7 +896,7 @@ export interface ToolCallContent {
 /** ToolItem is a tool item on the wire; Child only on a subagent's. */
 export interface ToolItem {
   id: string;
-  kind: ItemKind;
+  kind: "tool";
   toolName: string;
   args: unknown;
   status: string;
@@ -946,7 +909,7 @@ export interface ToolItem {
 
 /** ToolResultMessage is a tool result on the wire. */
 export interface ToolResultMessage {
-  role: string;
+  role: "toolResult";
   toolCallId: string;
   toolName: string;
   content: ContentBlock[];
@@ -1016,14 +979,14 @@ export interface Usage {
 /** UserItem is a user item on the wire. */
 export interface UserItem {
   id: string;
-  kind: ItemKind;
+  kind: "user";
   text: string;
   attachments: Attachment[];
 }
 
 /** UserMessage is a user message on the wire. */
 export interface UserMessage {
-  role: string;
+  role: "user";
   content: ContentBlock[];
   timestamp: number;
 }

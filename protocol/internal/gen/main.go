@@ -47,8 +47,29 @@ var custom = map[string]struct {
 		"type": "array", "minItems": 2, "maxItems": 3,
 		"prefixItems": []any{map[string]any{"enum": []any{"s", "a", "p", "d", "m"}}, map[string]any{"type": "array", "items": map[string]any{"type": []any{"string", "integer"}}}},
 	}},
+	// AgentMessage and ContentBlock marshal as the variant of their role
+	// and type (protocol/event.go).
+	"AgentMessage": {"UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | BranchSummaryMessage | CompactionSummaryMessage",
+		map[string]any{"anyOf": []any{ref("UserMessage"), ref("AssistantMessage"), ref("ToolResultMessage"), ref("BashExecutionMessage"), ref("CustomMessage"), ref("BranchSummaryMessage"), ref("CompactionSummaryMessage")}}},
+	"ContentBlock": {"TextContent | ImageContent | ThinkingContent | ToolCallContent",
+		map[string]any{"anyOf": []any{ref("TextContent"), ref("ImageContent"), ref("ThinkingContent"), ref("ToolCallContent")}}},
 	"Fields": {"Record<string, unknown>", map[string]any{"type": "object"}},
 	"Field":  {"never", nil},
+}
+
+// variants are the wire variants of the custom types: the member that tells
+// them apart and its values.
+var variants = map[string]struct {
+	member string
+	values []string
+}{
+	"UserItem": {"kind", []string{"user"}}, "AssistantItem": {"kind", []string{"assistant"}}, "ToolItem": {"kind", []string{"tool"}},
+	"BashItem": {"kind", []string{"bash"}}, "SummaryItem": {"kind", []string{"summary"}}, "TextItem": {"kind", []string{"error", "info"}},
+	"UserMessage": {"role", []string{"user"}}, "AssistantMessage": {"role", []string{"assistant"}}, "ToolResultMessage": {"role", []string{"toolResult"}},
+	"BashExecutionMessage": {"role", []string{"bashExecution"}}, "CustomMessage": {"role", []string{"custom"}},
+	"BranchSummaryMessage": {"role", []string{"branchSummary"}}, "CompactionSummaryMessage": {"role", []string{"compactionSummary"}},
+	"TextContent": {"type", []string{"text"}}, "ImageContent": {"type", []string{"image"}}, "ThinkingContent": {"type", []string{"thinking"}},
+	"ToolCallContent": {"type", []string{"toolCall"}},
 }
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/$defs/" + name} }
@@ -210,8 +231,16 @@ func (g *gen) generate() (ts, schema []byte, err error) {
 				if opt {
 					q = "?"
 				}
-				fmt.Fprintf(&tb, "  %s%s: %s;\n", m.name, q, g.tsType(m.typ))
-				props[m.name] = g.schemaType(m.typ)
+				t, st := g.tsType(m.typ), g.schemaType(m.typ)
+				if v, ok := variants[n]; ok && v.member == m.name {
+					lits, enum := make([]string, len(v.values)), make([]any, len(v.values))
+					for i, x := range v.values {
+						lits[i], enum[i] = fmt.Sprintf("%q", x), x
+					}
+					t, st = strings.Join(lits, " | "), map[string]any{"enum": enum}
+				}
+				fmt.Fprintf(&tb, "  %s%s: %s;\n", m.name, q, t)
+				props[m.name] = st
 				if !opt {
 					required = append(required, m.name)
 				}
