@@ -111,7 +111,7 @@ func (a *agent) registerConfig(s *Server) {
 		res := toCommandsList(cs)
 		builtins := make([]protocol.Command, 0, len(res.Commands)+6)
 		for _, b := range harness.BuiltinCommands() {
-			builtins = append(builtins, protocol.Command{Name: b.Name, Description: b.Description, Kind: b.Kind, ArgumentHint: b.ArgumentHint})
+			builtins = append(builtins, protocol.Command{Name: b.Name, Description: b.Description, Kind: b.Kind, ArgumentHint: b.ArgumentHint, Method: b.Method})
 		}
 		res.Commands = append(builtins, res.Commands...)
 		return res, nil

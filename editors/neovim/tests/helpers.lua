@@ -98,6 +98,36 @@ function H.start(t, script, opts)
     review = false,
   }, opts.setup or {}))
   local c = pi.client()
+  -- Every display frame and server request is checked against the generated schema
+  -- (protocol/protocol.schema.json); the test fails at cleanup on a mismatch.
+  local schema = dofile(vim.fn.getcwd() .. '/tests/schema.lua')
+  local errors = {}
+  local function checked(name, params)
+    for _, e in ipairs(schema.validate(name, params)) do
+      if #errors < 20 then
+        errors[#errors + 1] = e
+      end
+    end
+  end
+  local notif, req = c.on_notification, c.on_server_request
+  c.on_notification = function(self, method, params)
+    if method == 'display/state' then
+      checked('DisplayFrame', params)
+    end
+    return notif(self, method, params)
+  end
+  c.on_server_request = function(self, method, params)
+    local names = { ['ui/requestApproval'] = 'ApprovalParams', ['ui/askQuestion'] = 'QuestionParams', ['ui/approvePlan'] = 'PlanParams' }
+    if names[method] then
+      checked(names[method], params)
+    end
+    return req(self, method, params)
+  end
+  t.cleanup(function()
+    if #errors > 0 then
+      error('messages that do not fit protocol.schema.json:\n' .. table.concat(errors, '\n'))
+    end
+  end)
   t.cleanup(function()
     H.reset_windows()
     require('pi_lsp.chat').forget(c.cwd)

@@ -161,6 +161,7 @@ export interface Command {
   source: string;
   path: string;
   argumentHint?: string;
+  method?: string;
 }
 
 /** CommandsListResult is the result of commands/list. */
