@@ -1,6 +1,8 @@
 -- Integration helpers: temp projects, the scripted fake LLM (cmd/fakellm), and a pi_lsp
 -- setup pointed at the real pi-lsp binary ($PI_LSP_BIN) with $PI_LSP_MODELS/$PI_LSP_SESSIONS.
 local H = {}
+-- The generated schema, loaded once (the tests cd into their projects).
+local schema = dofile(vim.fn.getcwd() .. '/tests/schema.lua')
 
 function H.tmpdir()
   local d = vim.fn.tempname()
@@ -100,7 +102,6 @@ function H.start(t, script, opts)
   local c = pi.client()
   -- Every display frame and server request is checked against the generated schema
   -- (protocol/protocol.schema.json); the test fails at cleanup on a mismatch.
-  local schema = dofile(vim.fn.getcwd() .. '/tests/schema.lua')
   local errors = {}
   local function checked(name, params)
     for _, e in ipairs(schema.validate(name, params)) do
