@@ -51,10 +51,10 @@ var docTypes = map[string][2]func() any{
 }
 
 var (
-	heading = regexp.MustCompile("(?m)^### (\\S+)[^\\n]*")
+	heading = regexp.MustCompile(`(?m)^### (\S+)[^\n]*`)
 	// The example of a section: its first code (inline or a json block),
 	// then, after an arrow, the result.
-	example = regexp.MustCompile("(?s)(?:`(\\{[^`]*\\})`|```json\\n(.*?)\\n```)(?:\\s*→\\s*(?:`(\\{[^`]*\\}|null)`|```json\\n(.*?)\\n```))?")
+	example = regexp.MustCompile("(?s)(?:`(\\{[^`]*\\})`|```json\n(.*?)\n```)(?:\\s*→\\s*(?:`(\\{[^`]*\\}|null)`|```json\n(.*?)\n```))?")
 )
 
 // TestDocExamplesDecode checks docs/protocol.md's examples against the

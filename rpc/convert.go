@@ -61,3 +61,55 @@ func toSessions(list []session.Info) []protocol.SessionInfo {
 func toApprovalParams(req harness.ApprovalRequest) protocol.ApprovalParams {
 	return display.WireApproval(req)
 }
+
+func toSessionState(st harness.State) protocol.SessionStateResult {
+	return protocol.SessionStateResult{Phase: protocol.Phase(st.Phase), IsRunning: st.IsRunning, SessionID: st.SessionID, Path: st.Path, Cwd: st.Cwd,
+		Name: st.Name, Model: st.Model, ThinkingLevel: string(st.ThinkingLevel), MessageCount: st.MessageCount, Mode: st.Mode, Yolo: st.Yolo,
+		Sandbox:   protocol.SandboxState{Mode: st.Sandbox.Mode, Available: st.Sandbox.Available, Network: st.Sandbox.Network, Required: st.Sandbox.Required, Reason: st.Sandbox.Reason},
+		Workspace: st.Workspace, Tokens: display.WireTokens(st.Tokens), ContextTokens: st.ContextTokens, ContextWindow: st.ContextWindow,
+		AutoCompaction: st.AutoCompaction, Steering: st.Steering, FollowUp: st.FollowUp}
+}
+
+func toBashResult(r harness.BashResult) protocol.BashResult {
+	return protocol.BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated, FullOutputPath: r.FullOutputPath}
+}
+
+func toNavigateResult(r harness.NavigateResult) protocol.NavigateResult {
+	return protocol.NavigateResult{LeafID: r.LeafID, EditorText: r.EditorText, SummaryEntryID: r.SummaryEntryID}
+}
+
+func toCompactionResult(r harness.CompactionResult) protocol.CompactionResult {
+	return protocol.CompactionResult{Summary: r.Summary, FirstKeptEntryID: r.FirstKeptEntryID, TokensBefore: r.TokensBefore}
+}
+
+func toPolicies(m map[string]harness.Policy) map[string]protocol.Policy {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]protocol.Policy, len(m))
+	for k, v := range m {
+		out[k] = protocol.Policy(v)
+	}
+	return out
+}
+
+func toPermissions(v harness.PermissionsView) protocol.PermissionsResult {
+	g := protocol.Grants{Tools: v.Grants.Tools, Categories: v.Grants.Categories}
+	if v.Grants.Paths != nil {
+		g.Paths = make([]protocol.PathGrant, len(v.Grants.Paths))
+		for i, p := range v.Grants.Paths {
+			g.Paths[i] = protocol.PathGrant{Path: p.Path, Write: p.Write}
+		}
+	}
+	return protocol.PermissionsResult{Yolo: v.Yolo, Tools: toPolicies(v.Tools), Categories: toPolicies(v.Categories), Grants: g}
+}
+
+// wrapResult converts a harness result and passes its error on.
+func wrapResult[T, W any](conv func(T) W) func(T, error) (any, error) {
+	return func(r T, err error) (any, error) {
+		if err != nil {
+			return nil, err
+		}
+		return conv(r), nil
+	}
+}

@@ -3,10 +3,12 @@ package rpc
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/memory"
+	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -60,6 +62,45 @@ func TestEventConversionKeepsTheBytes(t *testing.T) {
 		}
 		if string(core) != string(wire) {
 			t.Errorf("%s: the conversion changed the bytes\ncore %s\nwire %s", ev.Type, core, wire)
+		}
+	}
+}
+
+// TestResultConversionsKeepTheBytes: the results that were the harness's own
+// structs marshal, as protocol's, to the same bytes.
+func TestResultConversionsKeepTheBytes(t *testing.T) {
+	code := 1
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := harness.State{Phase: harness.PhaseTurn, IsRunning: true, SessionID: "s", Path: "p", Cwd: "c", Name: "n", Model: "m", ThinkingLevel: llm.ThinkingLow,
+		MessageCount: 3, Mode: "build", Yolo: true, Sandbox: harness.SandboxState{Mode: "workspace-write", Available: true, Network: true, Required: true, Reason: "r"},
+		Workspace: []string{"/w"}, Tokens: harness.Tokens{Input: 1, KeepRecent: 2, Cost: llm.Cost{Total: 0.5}}, ContextTokens: 4, ContextWindow: 5, AutoCompaction: true,
+		Steering: []string{}, FollowUp: []string{"f"}}
+	perms := harness.PermissionsView{Yolo: true, Permissions: harness.Permissions{Tools: map[string]harness.Policy{"bash": harness.PolicyDeny},
+		Categories: map[string]harness.Policy{"read": harness.PolicyAllow}, Grants: harness.Grants{Tools: []string{"x"}, Paths: []harness.PathGrant{{Path: "/o", Write: true}}}}}
+	info := session.Info{ID: "i", Path: "/s/a.jsonl", Cwd: "c", Name: "n", FirstMessage: "f", ParentSession: "ps", Created: now, Modified: now, EntryCount: 4}
+	oldItem := struct {
+		session.Info
+		Title   string `json:"title"`
+		Fork    bool   `json:"fork"`
+		Empty   bool   `json:"empty"`
+		Current bool   `json:"current"`
+	}{info, "n", true, false, true}
+	for _, c := range []struct {
+		what       string
+		core, wire any
+	}{
+		{"session/state", st, toSessionState(st)},
+		{"agent/bash", harness.BashResult{Output: "o", ExitCode: &code, Cancelled: true, Truncated: true, FullOutputPath: "/f"}, toBashResult(harness.BashResult{Output: "o", ExitCode: &code, Cancelled: true, Truncated: true, FullOutputPath: "/f"})},
+		{"session/navigate", harness.NavigateResult{LeafID: "l", EditorText: "e", SummaryEntryID: "s"}, toNavigateResult(harness.NavigateResult{LeafID: "l", EditorText: "e", SummaryEntryID: "s"})},
+		{"compaction/run", harness.CompactionResult{Summary: "s", FirstKeptEntryID: "k", TokensBefore: 9}, toCompactionResult(harness.CompactionResult{Summary: "s", FirstKeptEntryID: "k", TokensBefore: 9})},
+		{"permissions", perms, toPermissions(perms)},
+		{"permissions (empty)", harness.PermissionsView{}, toPermissions(harness.PermissionsView{})},
+		{"session/list item", oldItem, listItems([]session.Info{info}, true, "i")[0]},
+	} {
+		a, err1 := json.Marshal(c.core)
+		b, err2 := json.Marshal(c.wire)
+		if err1 != nil || err2 != nil || string(a) != string(b) {
+			t.Errorf("%s: the conversion changed the bytes (%v %v)\ncore %s\nwire %s", c.what, err1, err2, a, b)
 		}
 	}
 }

@@ -130,6 +130,15 @@ export interface BashItem {
   exitCode: number | null;
 }
 
+/** BashResult is the result of agent/bash. */
+export interface BashResult {
+  output: string;
+  exitCode: number | null;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+}
+
 /** BranchSummaryMessage is a branch summary on the wire. */
 export interface BranchSummaryMessage {
   role: "branchSummary";
@@ -172,6 +181,13 @@ export interface CommandsListResult {
 /** Compaction describes a compaction in progress. */
 export interface Compaction {
   reason: string;
+}
+
+/** CompactionResult is the result of compaction/run. */
+export interface CompactionResult {
+  summary: string;
+  firstKeptEntryId: string;
+  tokensBefore: number;
 }
 
 /** CompactionSummaryMessage is a compaction summary on the wire. */
@@ -378,6 +394,13 @@ export interface FilesSearchParams {
 export interface FilesSearchResult {
   files: FileMatch[];
   truncated: boolean;
+}
+
+/** Grants are the session's "always allow" answers. */
+export interface Grants {
+  tools: string[];
+  categories: string[];
+  paths?: PathGrant[];
 }
 
 /** HistoryMarker is the display state's "history": what is older than its
@@ -650,6 +673,13 @@ export interface ModelSetResult {
   model: string;
 }
 
+/** NavigateResult is the result of session/navigate. */
+export interface NavigateResult {
+  leafId: string;
+  editorText?: string;
+  summaryEntryId?: string;
+}
+
 /** Op is one change to the DisplayState. Path elements are object keys
  * (string) or array indices (int). An Op handed out in a Frame is never
  * modified; its Value is a copy the receiver may keep. */
@@ -669,6 +699,14 @@ export interface Pending {
   plan: PlanParams | null;
 }
 
+/** PermissionsResult is the result of permissions/get and permissions/set. */
+export interface PermissionsResult {
+  yolo: boolean;
+  tools: Record<string, Policy>;
+  categories: Record<string, Policy>;
+  grants: Grants;
+}
+
 /** Phase is the harness phase on the wire (DisplayState.phase, phase_change). */
 export type Phase = "branch_summary" | "compaction" | "idle" | "retry" | "turn";
 
@@ -685,6 +723,9 @@ export interface PlanResult {
   approved: boolean | null;
   feedback?: string;
 }
+
+/** Policy is a standing approval policy. */
+export type Policy = "allow" | "ask" | "deny";
 
 /** Preview is the change an edit or write would make, for the user to
  * review before approving. */
@@ -781,9 +822,63 @@ export interface SessionInfo {
   entryCount: number;
 }
 
+/** SessionItemsResult is the result of session/list. */
+export interface SessionItemsResult {
+  sessions: SessionListItem[];
+}
+
+/** SessionListItem is one session of session/list: the stored info plus a
+ * title, a fork marker and whether it is the current session. */
+export interface SessionListItem {
+  id: string;
+  path: string;
+  cwd: string;
+  name?: string;
+  firstMessage: string;
+  parentSession?: string;
+  created: string;
+  modified: string;
+  entryCount: number;
+  title: string;
+  fork: boolean;
+  empty: boolean;
+  current: boolean;
+}
+
 /** SessionListResult is the result of session/list, newest first. */
 export interface SessionListResult {
   sessions: SessionInfo[];
+}
+
+/** SessionResult is the result of session/new, session/open, session/fork
+ * and session/clone. */
+export interface SessionResult {
+  sessionId: string;
+  path: string;
+  editorText?: string;
+}
+
+/** SessionStateResult is the result of session/state. */
+export interface SessionStateResult {
+  phase: Phase;
+  isRunning: boolean;
+  sessionId: string;
+  path: string;
+  cwd: string;
+  name: string;
+  model: string;
+  thinkingLevel: string;
+  messageCount: number;
+  mode: string;
+  yolo: boolean;
+  sandbox: SandboxState;
+  workspaceRoots: string[];
+  tokens: Tokens;
+  contextTokens: number;
+  contextWindow: number;
+  autoCompaction: boolean;
+  steering: string[];
+  followUp: string[];
 }
 
 /** Skill is one skill of skills/list. */
