@@ -162,6 +162,19 @@ export interface Child {
   tokens: Tokens;
 }
 
+/** ClientCapabilities is what the client declared it can do. */
+export interface ClientCapabilities {
+  ui: UICapabilities;
+  fs: FSCapabilities;
+  harnessEvents: boolean;
+}
+
+/** ClientInfo names the client. */
+export interface ClientInfo {
+  name: string;
+  version?: string;
+}
+
 /** Command is one slash command of commands/list. */
 export interface Command {
   name: string;
@@ -243,6 +256,11 @@ export interface Diagnostic {
   line?: number;
   message: string;
   severity: string;
+}
+
+/** DisplayCapabilities are the display state's features. */
+export interface DisplayCapabilities {
+  diffs: boolean;
 }
 
 /** DisplayFrame is one display/state notification. Exactly one of Ops and
@@ -369,6 +387,12 @@ export interface ExportResult {
   text: string;
 }
 
+/** FSCapabilities: the client serves its editor buffers. */
+export interface FSCapabilities {
+  readTextFile: boolean;
+  writeTextFile: boolean;
+}
+
 /** Field is one key of a merge op's value. */
 export type Field = never;
 
@@ -434,6 +458,28 @@ export interface ImageContent {
   type: "image";
   data: string;
   mimeType: string;
+}
+
+/** InitOptions are the initializationOptions pi-lsp knows. */
+export interface InitOptions {
+  model?: string;
+  session?: string;
+  logLevel?: string;
+}
+
+/** InitializeParams are the params of initialize. */
+export interface InitializeParams {
+  processId: number;
+  clientInfo?: ClientInfo | null;
+  rootUri: string;
+  capabilities: ClientCapabilities;
+  initializationOptions?: unknown;
+}
+
+/** InitializeResult is the result of initialize. */
+export interface InitializeResult {
+  serverInfo: ServerInfo;
+  capabilities: ServerCapabilities;
 }
 
 /** Item is one entry of the transcript. On the wire it is one of the
@@ -809,6 +855,18 @@ export interface SandboxState {
   reason?: string;
 }
 
+/** ServerCapabilities is what the server offers. */
+export interface ServerCapabilities {
+  displayState: DisplayCapabilities;
+  methods: string[];
+}
+
+/** ServerInfo names the server. */
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+
 /** SessionInfo is one session of session/list. */
 export interface SessionInfo {
   id: string;
@@ -1060,6 +1118,13 @@ export interface TreeResult {
   nodes: TreeNode[];
   leafId: string;
   next: string | null;
+}
+
+/** UICapabilities: the client answers these server→client requests. */
+export interface UICapabilities {
+  approvals: boolean;
+  questions: boolean;
+  planApproval: boolean;
 }
 
 /** Usage is the provider-reported token usage of one assistant message. */
