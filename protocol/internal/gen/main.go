@@ -32,44 +32,54 @@ import (
 	"strings"
 )
 
-// custom are the types with their own MarshalJSON: their TypeScript and
-// JSON Schema shapes.
-var custom = map[string]struct {
+// shape is a type's TypeScript and JSON Schema form.
+type shape struct {
 	ts     string
 	schema map[string]any
-}{
-	// Item marshals as the variant of its kind (protocol/display.go). The
-	// TypeScript type is the struct with every member optional, so a
-	// client reads any kind's fields; the schema checks the variants.
-	"Item": {"", map[string]any{"anyOf": []any{ref("UserItem"), ref("AssistantItem"), ref("ToolItem"), ref("BashItem"), ref("SummaryItem"), ref("TextItem")}}},
-	// Op is the array [code, path, value] ([code, path] for delete).
-	"Op": {"[OpCode, PathElem[], unknown] | ['d', PathElem[]]", map[string]any{
-		"type": "array", "minItems": 2, "maxItems": 3,
-		"prefixItems": []any{map[string]any{"enum": []any{"s", "a", "p", "d", "m"}}, map[string]any{"type": "array", "items": map[string]any{"type": []any{"string", "integer"}}}},
-	}},
-	// AgentMessage and ContentBlock marshal as the variant of their role
-	// and type (protocol/event.go).
-	"AgentMessage": {"UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | BranchSummaryMessage | CompactionSummaryMessage",
-		map[string]any{"anyOf": []any{ref("UserMessage"), ref("AssistantMessage"), ref("ToolResultMessage"), ref("BashExecutionMessage"), ref("CustomMessage"), ref("BranchSummaryMessage"), ref("CompactionSummaryMessage")}}},
-	"ContentBlock": {"TextContent | ImageContent | ThinkingContent | ToolCallContent",
-		map[string]any{"anyOf": []any{ref("TextContent"), ref("ImageContent"), ref("ThinkingContent"), ref("ToolCallContent")}}},
-	"Fields": {"Record<string, unknown>", map[string]any{"type": "object"}},
-	"Field":  {"never", nil},
 }
 
-// variants are the wire variants of the custom types: the member that tells
-// them apart and its values.
-var variants = map[string]struct {
+// customTypes are the types with their own MarshalJSON: their TypeScript
+// and JSON Schema shapes.
+func customTypes() map[string]shape {
+	return map[string]shape{
+		// Item marshals as the variant of its kind (protocol/display.go). The
+		// TypeScript type is the struct with every member optional, so a
+		// client reads any kind's fields; the schema checks the variants.
+		"Item": {"", map[string]any{"anyOf": []any{ref("UserItem"), ref("AssistantItem"), ref("ToolItem"), ref("BashItem"), ref("SummaryItem"), ref("TextItem")}}},
+		// Op is the array [code, path, value] ([code, path] for delete).
+		"Op": {"[OpCode, PathElem[], unknown] | ['d', PathElem[]]", map[string]any{
+			"type": "array", "minItems": 2, "maxItems": 3,
+			"prefixItems": []any{map[string]any{"enum": []any{"s", "a", "p", "d", "m"}}, map[string]any{"type": "array", "items": map[string]any{"type": []any{"string", "integer"}}}},
+		}},
+		// AgentMessage and ContentBlock marshal as the variant of their role
+		// and type (protocol/event.go).
+		"AgentMessage": {"UserMessage | AssistantMessage | ToolResultMessage | BashExecutionMessage | CustomMessage | BranchSummaryMessage | CompactionSummaryMessage",
+			map[string]any{"anyOf": []any{ref("UserMessage"), ref("AssistantMessage"), ref("ToolResultMessage"), ref("BashExecutionMessage"), ref("CustomMessage"), ref("BranchSummaryMessage"), ref("CompactionSummaryMessage")}}},
+		"ContentBlock": {"TextContent | ImageContent | ThinkingContent | ToolCallContent",
+			map[string]any{"anyOf": []any{ref("TextContent"), ref("ImageContent"), ref("ThinkingContent"), ref("ToolCallContent")}}},
+		"Fields": {"Record<string, unknown>", map[string]any{"type": "object"}},
+		"Field":  {"never", nil},
+	}
+}
+
+// variant is a wire variant of a custom type: the member that tells the
+// variants apart and its values.
+type variant struct {
 	member string
 	values []string
-}{
-	"UserItem": {"kind", []string{"user"}}, "AssistantItem": {"kind", []string{"assistant"}}, "ToolItem": {"kind", []string{"tool"}},
-	"BashItem": {"kind", []string{"bash"}}, "SummaryItem": {"kind", []string{"summary"}}, "TextItem": {"kind", []string{"error", "info"}},
-	"UserMessage": {"role", []string{"user"}}, "AssistantMessage": {"role", []string{"assistant"}}, "ToolResultMessage": {"role", []string{"toolResult"}},
-	"BashExecutionMessage": {"role", []string{"bashExecution"}}, "CustomMessage": {"role", []string{"custom"}},
-	"BranchSummaryMessage": {"role", []string{"branchSummary"}}, "CompactionSummaryMessage": {"role", []string{"compactionSummary"}},
-	"TextContent": {"type", []string{"text"}}, "ImageContent": {"type", []string{"image"}}, "ThinkingContent": {"type", []string{"thinking"}},
-	"ToolCallContent": {"type", []string{"toolCall"}},
+}
+
+// variantTypes are the wire variants of the custom types.
+func variantTypes() map[string]variant {
+	return map[string]variant{
+		"UserItem": {"kind", []string{"user"}}, "AssistantItem": {"kind", []string{"assistant"}}, "ToolItem": {"kind", []string{"tool"}},
+		"BashItem": {"kind", []string{"bash"}}, "SummaryItem": {"kind", []string{"summary"}}, "TextItem": {"kind", []string{"error", "info"}},
+		"UserMessage": {"role", []string{"user"}}, "AssistantMessage": {"role", []string{"assistant"}}, "ToolResultMessage": {"role", []string{"toolResult"}},
+		"BashExecutionMessage": {"role", []string{"bashExecution"}}, "CustomMessage": {"role", []string{"custom"}},
+		"BranchSummaryMessage": {"role", []string{"branchSummary"}}, "CompactionSummaryMessage": {"role", []string{"compactionSummary"}},
+		"TextContent": {"type", []string{"text"}}, "ImageContent": {"type", []string{"image"}}, "ThinkingContent": {"type", []string{"thinking"}},
+		"ToolCallContent": {"type", []string{"toolCall"}},
+	}
 }
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/$defs/" + name} }
@@ -96,8 +106,10 @@ func main() {
 }
 
 type gen struct {
-	pkg  *types.Package
-	docs map[string]string // type name -> doc comment
+	pkg      *types.Package
+	docs     map[string]string // type name -> doc comment
+	custom   map[string]shape
+	variants map[string]variant
 }
 
 func load(dir string) (*gen, error) {
@@ -146,7 +158,7 @@ func load(dir string) (*gen, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gen: type-check: %w", err)
 	}
-	return &gen{pkg: pkg, docs: docs}, nil
+	return &gen{pkg: pkg, docs: docs, custom: customTypes(), variants: variantTypes()}, nil
 }
 
 // member is one JSON member of a struct.
@@ -210,7 +222,7 @@ func (g *gen) generate() (ts, schema []byte, err error) {
 		if doc != "" {
 			tb.WriteString("/** " + strings.ReplaceAll(doc, "\n", "\n * ") + " */\n")
 		}
-		if c, ok := custom[n]; ok && c.ts != "" {
+		if c, ok := g.custom[n]; ok && c.ts != "" {
 			fmt.Fprintf(&tb, "export type %s = %s;\n", n, c.ts)
 			if c.schema != nil {
 				defs[n] = c.schema
@@ -232,7 +244,7 @@ func (g *gen) generate() (ts, schema []byte, err error) {
 					q = "?"
 				}
 				t, st := g.tsType(m.typ), g.schemaType(m.typ)
-				if v, ok := variants[n]; ok && v.member == m.name {
+				if v, ok := g.variants[n]; ok && v.member == m.name {
 					lits, enum := make([]string, len(v.values)), make([]any, len(v.values))
 					for i, x := range v.values {
 						lits[i], enum[i] = fmt.Sprintf("%q", x), x
@@ -246,7 +258,7 @@ func (g *gen) generate() (ts, schema []byte, err error) {
 				}
 			}
 			tb.WriteString("}\n")
-			if c, ok := custom[n]; ok {
+			if c, ok := g.custom[n]; ok {
 				defs[n] = c.schema
 				continue
 			}
