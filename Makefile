@@ -74,6 +74,7 @@ lint:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
 	$(GO) vet $(PKGS)
 	staticcheck $(PKGS)
+	$(GO) generate ./protocol && git diff --exit-code -- editors/vscode/src/protocol.gen.ts protocol/protocol.schema.json
 
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/pi-lsp

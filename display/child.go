@@ -7,14 +7,15 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 // Child (subagent) status values.
 const (
-	ChildRunning = "running"
-	ChildDone    = "done"
-	ChildError   = "error"
-	ChildAborted = "aborted"
+	ChildRunning = protocol.ChildRunning
+	ChildDone    = protocol.ChildDone
+	ChildError   = protocol.ChildError
+	ChildAborted = protocol.ChildAborted
 )
 
 // A child's tool output is kept shorter than the parent's: the last
@@ -25,23 +26,10 @@ const childKeptOutput = 2 << 10
 // whole transcript is in the child's session file.
 const DefaultMaxChildItems = 100
 
-// Child is a subagent's live activity, on the parent's subagent tool item:
-// its session, agent, status, its own transcript (items of the same shape
-// as the parent's) and its tokens, kept apart from the parent's totals.
-type Child struct {
-	Session   string `json:"session"` // the child's session file
-	SessionID string `json:"sessionId"`
-	Agent     string `json:"agent"`
-	Fork      bool   `json:"fork"`
-	Model     string `json:"model"`
-	Status    string `json:"status"`
-	Items     []Item `json:"items"`
-	// Older counts the items dropped from the front of Items.
-	Older  int            `json:"older"`
-	Tokens harness.Tokens `json:"tokens"`
-}
+// Child is a subagent's live activity, on the parent's subagent tool item.
+type Child = protocol.Child
 
-func (c *Child) clone() *Child {
+func cloneChild(c *Child) *Child {
 	if c == nil {
 		return nil
 	}
@@ -52,8 +40,8 @@ func (c *Child) clone() *Child {
 
 // deepCopy returns it with its child copied, so a frame never shares a
 // child the reducer goes on changing.
-func (it Item) deepCopy() Item {
-	it.Child = it.Child.clone()
+func deepCopy(it Item) Item {
+	it.Child = cloneChild(it.Child)
 	return it
 }
 
@@ -109,7 +97,7 @@ func (r *Reducer) childOf(ev harness.Event) (*childTrack, *Child) {
 	it := &r.st.Items[ct.parent.idx]
 	if it.Child == nil {
 		it.Child = &Child{Session: ref.Session, SessionID: ref.SessionID, Agent: ref.Agent, Fork: ref.Fork, Status: ChildRunning, Items: []Item{}}
-		r.set(r.childPath(ct), *it.Child.clone())
+		r.set(r.childPath(ct), *cloneChild(it.Child))
 	}
 	return ct, it.Child
 }
@@ -350,11 +338,15 @@ func (r *Reducer) childReconcile(ct *childTrack, idx int, field string, cur *str
 }
 
 func (r *Reducer) childTokens(ct *childTrack, c *Child, t *harness.Tokens) {
-	if t == nil || *t == c.Tokens {
+	if t == nil {
 		return
 	}
-	c.Tokens = *t
-	r.set(r.childPath(ct, "tokens"), *t)
+	tok := WireTokens(*t)
+	if tok == c.Tokens {
+		return
+	}
+	c.Tokens = tok
+	r.set(r.childPath(ct, "tokens"), tok)
 }
 
 // childApproval marks the child's tool item while its call waits on the
@@ -398,5 +390,5 @@ func childFromDetails(details json.RawMessage) *Child {
 		return nil
 	}
 	return &Child{Session: d.Session, SessionID: d.SessionID, Agent: d.Agent, Fork: d.Fork, Model: d.Model, Status: d.Status,
-		Items: []Item{}, Tokens: harness.Tokens{Input: d.Input, Output: d.Output, Total: d.Input + d.Output}}
+		Items: []Item{}, Tokens: protocol.Tokens{Input: d.Input, Output: d.Output, Total: d.Input + d.Output}}
 }

@@ -89,7 +89,7 @@ func TestReducerNestsTheChild(t *testing.T) {
 	ch := toolItem(st, "sa1").Child
 	var got []string
 	for _, it := range ch.Items {
-		got = append(got, it.Kind+"/"+it.Status+"/"+it.Text)
+		got = append(got, string(it.Kind)+"/"+it.Status+"/"+it.Text)
 	}
 	if strings.Join(got, "|") != "user//find it|assistant//Looking.|tool/declined/|assistant//Found it." {
 		t.Fatalf("child items: %v", got)

@@ -14,7 +14,7 @@ func foldPushes(ops []Op, at []int, items []Item) []Op {
 			continue
 		}
 		base := ops[i].Path
-		ops[i].Value = items[at[i]].deepCopy()
+		ops[i].Value = deepCopy(items[at[i]])
 		for j := i + 1; j < len(ops); j++ {
 			o := &ops[j]
 			if o.Op != "" && len(o.Path) > len(base) && samePath(o.Path[:len(base)], base) && sameElem(o.Path[len(base)], at[i]) {

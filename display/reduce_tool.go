@@ -152,7 +152,7 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 		if ev.Approval == nil {
 			return
 		}
-		a := *ev.Approval
+		a := WireApproval(*ev.Approval)
 		a.Args = cloneRaw(a.Args)
 		if a.Preview != nil {
 			// The request carries the whole file before and after; the
@@ -163,9 +163,9 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 		}
 		p.Approval = &a
 		r.set(path("pending", "approval"), a)
-		if ev.Subagent != nil || a.Subagent != nil {
+		if ev.Subagent != nil || ev.Approval.Subagent != nil {
 			if ev.Subagent == nil {
-				ev.Subagent = a.Subagent
+				ev.Subagent = ev.Approval.Subagent
 			}
 			r.childApproval(ev, ToolAwaitingApproval)
 			return
@@ -197,7 +197,7 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 		if ev.Question == nil {
 			return
 		}
-		q := *ev.Question
+		q := WireQuestion(*ev.Question)
 		p.Question = &q
 		r.set(path("pending", "question"), q)
 	case harness.EvQuestionDone:
@@ -209,7 +209,7 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 		if ev.Plan == nil {
 			return
 		}
-		pl := *ev.Plan
+		pl := WirePlan(*ev.Plan)
 		p.Plan = &pl
 		r.set(path("pending", "plan"), pl)
 	case harness.EvPlanDone:

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
-	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // MaxErrors is how many recent errors State.Errors keeps.
@@ -101,7 +100,7 @@ func (r *Reducer) State() State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.syncLive()
-	return r.st.Clone()
+	return cloneState(&r.st)
 }
 
 // Apply folds one harness event into the state and hands the resulting ops
@@ -194,9 +193,9 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		r.endRun()
 		return true
 	case harness.EvPhase:
-		if r.st.Phase != ev.Phase {
-			r.st.Phase = ev.Phase
-			r.set(path("phase"), string(ev.Phase))
+		if ph := protocol.Phase(ev.Phase); r.st.Phase != ph {
+			r.st.Phase = ph
+			r.set(path("phase"), string(ph))
 		}
 	case harness.EvMessageStart:
 		r.messageStart(ev)
@@ -218,10 +217,11 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		r.pendingEvent(ev)
 		return true
 	case harness.EvTasks:
-		if slices.Equal(r.st.Tasks, ev.Tasks) {
+		tasks := WireTasks(ev.Tasks)
+		if slices.Equal(r.st.Tasks, tasks) {
 			break
 		}
-		r.st.Tasks = append(make([]tools.Task, 0, len(ev.Tasks)), ev.Tasks...)
+		r.st.Tasks = tasks
 		r.set(path("tasks"), r.st.Tasks)
 	case harness.EvQueueUpdate:
 		r.st.Queue = Queue{Steering: cloneStrings(ev.Steering), FollowUp: cloneStrings(ev.FollowUp)}
@@ -266,8 +266,8 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		r.setTokens(ev.Tokens) // the new model's context window
 		return true
 	case harness.EvThinking:
-		if ev.Thinking != r.st.ThinkingLevel {
-			r.st.ThinkingLevel = ev.Thinking
+		if string(ev.Thinking) != r.st.ThinkingLevel {
+			r.st.ThinkingLevel = string(ev.Thinking)
 			r.set(path("thinkingLevel"), string(ev.Thinking))
 		}
 	case harness.EvSessionInfo:
@@ -292,7 +292,7 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 	return false
 }
 
-func (r *Reducer) setStatus(s string) {
+func (r *Reducer) setStatus(s protocol.RunStatus) {
 	if r.st.Status != s {
 		r.st.Status = s
 		r.set(path("status"), s)
@@ -350,12 +350,16 @@ func (r *Reducer) compactionEnd(ev harness.Event) {
 
 // setTokens sends the counters that changed, one set each (the scheduler
 // sends neighbouring sets as one merge).
-func (r *Reducer) setTokens(t *harness.Tokens) {
-	if t == nil || *t == r.st.Tokens {
+func (r *Reducer) setTokens(ht *harness.Tokens) {
+	if ht == nil {
+		return
+	}
+	t := WireTokens(*ht)
+	if t == r.st.Tokens {
 		return
 	}
 	old := r.st.Tokens
-	r.st.Tokens = *t
+	r.st.Tokens = t
 	for _, f := range []struct {
 		name     string
 		old, new int
@@ -447,5 +451,5 @@ func (r *Reducer) syncLive() {
 // snapshotLocked returns a deep copy of the state. The caller holds mu.
 func (r *Reducer) snapshotLocked() State {
 	r.syncLive()
-	return r.st.Clone()
+	return cloneState(&r.st)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -60,12 +61,12 @@ func TestReducerRun(t *testing.T) {
 		r.Apply(e)
 	}
 	st := r.State()
-	if st.Status != display.StatusIdle || st.Phase != harness.PhaseIdle {
+	if st.Status != display.StatusIdle || st.Phase != protocol.PhaseIdle {
 		t.Errorf("status/phase = %q/%q", st.Status, st.Phase)
 	}
 	var kinds []string
 	for _, it := range st.Items {
-		kinds = append(kinds, it.Kind)
+		kinds = append(kinds, string(it.Kind))
 	}
 	if got, want := strings.Join(kinds, ","), "user,assistant,tool,tool,assistant,bash"; got != want {
 		t.Fatalf("item kinds = %s, want %s", got, want)
@@ -162,7 +163,7 @@ func TestReducerPendingAndStatus(t *testing.T) {
 			{Type: harness.EvThinking, Thinking: llm.ThinkingHigh},
 		}, func(t *testing.T, st display.State) {
 			if st.Retry == nil || st.Retry.Attempt != 2 || st.Compaction == nil || st.Compaction.Reason != "threshold" ||
-				st.Mode != (display.Mode{ID: "plan", Name: "Plan", Color: "#2196f3"}) || st.Model != "fake/m2" || st.ThinkingLevel != llm.ThinkingHigh {
+				st.Mode != (display.Mode{ID: "plan", Name: "Plan", Color: "#2196f3"}) || st.Model != "fake/m2" || st.ThinkingLevel != string(llm.ThinkingHigh) {
 				t.Errorf("state=%+v", st)
 			}
 		}},
@@ -291,7 +292,7 @@ func TestResetSeedsHistory(t *testing.T) {
 	st := r.State()
 	var got []string
 	for _, it := range st.Items {
-		got = append(got, it.Kind+":"+it.Status)
+		got = append(got, string(it.Kind)+":"+it.Status)
 	}
 	if want := "user:,assistant:,tool:done,bash:error,summary:,tool:error"; strings.Join(got, ",") != want {
 		t.Fatalf("items = %s, want %s", strings.Join(got, ","), want)

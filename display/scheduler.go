@@ -3,6 +3,7 @@ package display
 import (
 	"context"
 	"errors"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"time"
 )
 
@@ -24,21 +25,13 @@ type SchedulerOptions struct {
 	MaxQueue int           // frames waiting for a slow writer before they collapse into one full state (64)
 }
 
-// Frame is one display/state notification. Exactly one of Ops and State is
-// set: ops apply in order to the state of the previous frame; a State frame
-// replaces everything the client holds. Versions rise by one per frame. A
-// Frame handed out is never modified afterwards.
-type Frame struct {
-	Version int64  `json:"version"`
-	Ops     []Op   `json:"ops,omitempty"`
-	State   *State `json:"state,omitempty"`
-}
+// Frame is one display/state notification (protocol.DisplayFrame): exactly
+// one of Ops and State is set. A Frame handed out is never modified
+// afterwards.
+type Frame = protocol.DisplayFrame
 
 // Snapshot is the answer to display/snapshot.
-type Snapshot struct {
-	Version int64 `json:"version"`
-	State   State `json:"state"`
-}
+type Snapshot = protocol.DisplaySnapshot
 
 // Scheduler turns one Reducer's ops into frames for one client: urgent
 // changes flush at once, others are batched (debounce, cap). Frames wait in

@@ -21,7 +21,7 @@ type ApprovalBoundary struct {
 // DecisionAlwaysAllowPath is the ui/requestApproval decision that approves
 // a call outside the workspace and grants its directory for the session
 // (reads, and writes when the call writes).
-const DecisionAlwaysAllowPath = "alwaysAllowPath"
+const DecisionAlwaysAllowPath Decision = "alwaysAllowPath"
 
 // PathGrant is one per-path grant, in permissions/get's grants.paths.
 type PathGrant struct {

@@ -4,3 +4,9 @@
 // package; rpc converts harness, display, session and skills values into
 // these types at the boundary, and only rpc and acp marshal onto a wire.
 package protocol
+
+// The client types are generated from this package: TypeScript for the VS
+// Code extension and a JSON Schema for the Neovim and Node tests
+// (protocol/internal/gen; a test fails when they are stale).
+//
+//go:generate go run ./internal/gen

@@ -19,9 +19,9 @@ type HistoryParams struct {
 }
 
 // HistoryResult is display/history's answer: Items oldest first, in the
-// display state's item shape (Item is the display's item type), and the
-// cursor of the next older page, nil when the first item was reached.
-type HistoryResult[Item any] struct {
+// display state's item shape, and the cursor of the next older page, nil
+// when the first item was reached.
+type HistoryResult struct {
 	Items  []Item  `json:"items"`
 	Before *string `json:"before"`
 }

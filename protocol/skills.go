@@ -44,6 +44,9 @@ type Command struct {
 	Source       string `json:"source"`
 	Path         string `json:"path"`
 	ArgumentHint string `json:"argumentHint,omitempty"`
+	// Method is the request a built-in command runs (the editor runs it
+	// itself).
+	Method string `json:"method,omitempty"`
 }
 
 // CommandsListResult is the result of commands/list.

@@ -13,11 +13,28 @@ type ApprovalParams struct {
 	Category   string          `json:"category"` // read | edit | execute | mcp | other
 	Args       json.RawMessage `json:"args"`
 	Display    string          `json:"display"` // one line describing the call
+	// Preview, for edit and write, is the change the call would make.
+	Preview *Preview `json:"preview,omitempty"`
+	// The workspace boundary: outsideWorkspace, resolvedPath, access.
+	ApprovalBoundary
 	// Subagent names the child whose call this is (absent for the agent's
 	// own calls).
 	Subagent *ApprovalSubagent `json:"subagent,omitempty"`
-	// The workspace boundary: outsideWorkspace, resolvedPath, access.
-	ApprovalBoundary
+}
+
+// Preview is the change an edit or write would make, for the user to
+// review before approving.
+type Preview struct {
+	Path    string `json:"path"` // absolute
+	Before  string `json:"before"`
+	After   string `json:"after"`
+	Diff    string `json:"diff"`
+	NewFile bool   `json:"newFile,omitempty"`
+	// Cut: before and after were left out (too large, or they hold a
+	// secret that the wire would mask); only the diff is meaningful, and a
+	// reply with content is refused.
+	Cut       bool   `json:"cut,omitempty"`
+	CutReason string `json:"cutReason,omitempty"`
 }
 
 // ApprovalSubagent is the subagent a call to approve belongs to.

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/session"
@@ -44,13 +45,7 @@ func toCommandsList(cs []skills.Command) protocol.CommandsListResult {
 	return out
 }
 
-func toTasks(ts []tools.Task) []protocol.Task {
-	out := make([]protocol.Task, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, protocol.Task{ID: t.ID, Content: t.Content, Status: t.Status, ActiveForm: t.ActiveForm})
-	}
-	return out
-}
+func toTasks(ts []tools.Task) []protocol.Task { return display.WireTasks(ts) }
 
 func toSessions(list []session.Info) []protocol.SessionInfo {
 	out := make([]protocol.SessionInfo, 0, len(list))
@@ -61,11 +56,60 @@ func toSessions(list []session.Info) []protocol.SessionInfo {
 	return out
 }
 
+// toApprovalParams is ui/requestApproval's params: the whole request,
+// preview included (the display's pending.approval keeps only its diff).
 func toApprovalParams(req harness.ApprovalRequest) protocol.ApprovalParams {
-	p := protocol.ApprovalParams{ToolCallID: req.ToolCallID, ToolName: req.ToolName, Category: req.Category, Args: req.Args, Display: req.Display,
-		ApprovalBoundary: protocol.ApprovalBoundary{OutsideWorkspace: req.OutsideWorkspace, ResolvedPath: req.ResolvedPath, Access: req.Access}}
-	if s := req.Subagent; s != nil {
-		p.Subagent = &protocol.ApprovalSubagent{Agent: s.Agent, ToolCallID: s.ToolCallID, Session: s.Session, SessionID: s.SessionID, Fork: s.Fork}
+	return display.WireApproval(req)
+}
+
+func toSessionState(st harness.State) protocol.SessionStateResult {
+	return protocol.SessionStateResult{Phase: protocol.Phase(st.Phase), IsRunning: st.IsRunning, SessionID: st.SessionID, Path: st.Path, Cwd: st.Cwd,
+		Name: st.Name, Model: st.Model, ThinkingLevel: string(st.ThinkingLevel), MessageCount: st.MessageCount, Mode: st.Mode, Yolo: st.Yolo,
+		Sandbox:   protocol.SandboxState{Mode: st.Sandbox.Mode, Available: st.Sandbox.Available, Network: st.Sandbox.Network, Required: st.Sandbox.Required, Reason: st.Sandbox.Reason},
+		Workspace: st.Workspace, Tokens: display.WireTokens(st.Tokens), ContextTokens: st.ContextTokens, ContextWindow: st.ContextWindow,
+		AutoCompaction: st.AutoCompaction, Steering: st.Steering, FollowUp: st.FollowUp}
+}
+
+func toBashResult(r harness.BashResult) protocol.BashResult {
+	return protocol.BashResult{Output: r.Output, ExitCode: r.ExitCode, Cancelled: r.Cancelled, Truncated: r.Truncated, FullOutputPath: r.FullOutputPath}
+}
+
+func toNavigateResult(r harness.NavigateResult) protocol.NavigateResult {
+	return protocol.NavigateResult{LeafID: r.LeafID, EditorText: r.EditorText, SummaryEntryID: r.SummaryEntryID}
+}
+
+func toCompactionResult(r harness.CompactionResult) protocol.CompactionResult {
+	return protocol.CompactionResult{Summary: r.Summary, FirstKeptEntryID: r.FirstKeptEntryID, TokensBefore: r.TokensBefore}
+}
+
+func toPolicies(m map[string]harness.Policy) map[string]protocol.Policy {
+	if m == nil {
+		return nil
 	}
-	return p
+	out := make(map[string]protocol.Policy, len(m))
+	for k, v := range m {
+		out[k] = protocol.Policy(v)
+	}
+	return out
+}
+
+func toPermissions(v harness.PermissionsView) protocol.PermissionsResult {
+	g := protocol.Grants{Tools: v.Grants.Tools, Categories: v.Grants.Categories}
+	if v.Grants.Paths != nil {
+		g.Paths = make([]protocol.PathGrant, len(v.Grants.Paths))
+		for i, p := range v.Grants.Paths {
+			g.Paths[i] = protocol.PathGrant{Path: p.Path, Write: p.Write}
+		}
+	}
+	return protocol.PermissionsResult{Yolo: v.Yolo, Tools: toPolicies(v.Tools), Categories: toPolicies(v.Categories), Grants: g}
+}
+
+// wrapResult converts a harness result and passes its error on.
+func wrapResult[T, W any](conv func(T) W) func(T, error) (any, error) {
+	return func(r T, err error) (any, error) {
+		if err != nil {
+			return nil, err
+		}
+		return conv(r), nil
+	}
 }

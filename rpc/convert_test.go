@@ -43,6 +43,8 @@ func TestConversionsKeepEveryField(t *testing.T) {
 	list := []session.Info{{ID: "i", Path: "p", Cwd: "c", Name: "n", FirstMessage: "f", ParentSession: "ps", Created: now, Modified: now, EntryCount: 4}}
 	sameJSON(t, "sessions", list, toSessions(list))
 	req := harness.ApprovalRequest{ToolCallID: "c", ToolName: "write", Category: "edit", Args: json.RawMessage(`{"path":"x"}`), Display: "write x",
+		Preview:          &tools.Preview{Path: "/w/x", Before: "a\n", After: "b\n", Diff: "-a\n+b\n", NewFile: true, Cut: true, CutReason: "large"},
+		OutsideWorkspace: true, ResolvedPath: "/w/x", Access: "write",
 		Subagent: &harness.SubagentRef{Agent: "general", ToolCallID: "g1", Session: "s", SessionID: "id", Fork: true}}
 	sameJSON(t, "approval", req, toApprovalParams(req))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 // EventSource is an ordered stream of harness events; *harness.Harness
@@ -101,7 +102,7 @@ func (c *Client) AttachEvents(src EventSource) {
 				return
 			}
 			for _, ev := range evs {
-				if err := c.Notify("harness/event", eventParams{Event: ev}); err != nil {
+				if err := c.Notify("harness/event", protocol.EventParams{Event: toEvent(ev)}); err != nil {
 					return
 				}
 			}
@@ -110,10 +111,6 @@ func (c *Client) AttachEvents(src EventSource) {
 	if !ok {
 		unsub()
 	}
-}
-
-type eventParams struct {
-	Event harness.Event `json:"event"`
 }
 
 // eventQueue buffers events between the harness and a client's writer

@@ -9,50 +9,36 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"go.lsp.dev/jsonrpc2"
 )
 
-// InitializeParams are the params of initialize.
+// InitializeParams are the params of initialize (protocol.InitializeParams,
+// with rpc's helpers).
 type InitializeParams struct {
-	ProcessID             int                `json:"processId"` // 0 when null or absent
-	ClientInfo            *ClientInfo        `json:"clientInfo,omitempty"`
-	RootURI               string             `json:"rootUri"`
-	Capabilities          ClientCapabilities `json:"capabilities"`
-	InitializationOptions json.RawMessage    `json:"initializationOptions,omitempty"`
+	protocol.InitializeParams
 }
 
-// ClientInfo names the client.
-type ClientInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version,omitempty"`
-}
-
-// ClientCapabilities is what the client declared it can do.
-type ClientCapabilities struct {
-	UI            UICapabilities `json:"ui"`
-	FS            FSCapabilities `json:"fs"`
-	HarnessEvents bool           `json:"harnessEvents"`
-}
-
-// UICapabilities: the client answers these server→client requests.
-type UICapabilities struct {
-	Approvals    bool `json:"approvals"`    // ui/requestApproval
-	Questions    bool `json:"questions"`    // ui/askQuestion
-	PlanApproval bool `json:"planApproval"` // ui/approvePlan
-}
-
-// FSCapabilities: the client serves its editor buffers.
-type FSCapabilities struct {
-	ReadTextFile  bool `json:"readTextFile"`  // fs/readTextFile
-	WriteTextFile bool `json:"writeTextFile"` // fs/writeTextFile
-}
-
-// InitOptions are the initializationOptions pi-lsp knows.
-type InitOptions struct {
-	Model    string `json:"model,omitempty"`    // provider/id, overrides --model
-	Session  string `json:"session,omitempty"`  // "new" (default), "continue", or a session file path
-	LogLevel string `json:"logLevel,omitempty"` // error|warn|info|debug: send window/logMessage at or above it
-}
+// The initialize exchange's types are protocol's; these names keep rpc's
+// API.
+type (
+	// ClientInfo names the client.
+	ClientInfo = protocol.ClientInfo
+	// ClientCapabilities is what the client declared it can do.
+	ClientCapabilities = protocol.ClientCapabilities
+	// UICapabilities: the client answers these server→client requests.
+	UICapabilities = protocol.UICapabilities
+	// FSCapabilities: the client serves its editor buffers.
+	FSCapabilities = protocol.FSCapabilities
+	// InitOptions are the initializationOptions pi-lsp knows.
+	InitOptions = protocol.InitOptions
+	// InitializeResult is the result of initialize.
+	InitializeResult = protocol.InitializeResult
+	// ServerInfo names the server.
+	ServerInfo = protocol.ServerInfo
+	// ServerCapabilities is what the server offers.
+	ServerCapabilities = protocol.ServerCapabilities
+)
 
 // Options decodes the initializationOptions (zero when absent).
 func (p InitializeParams) Options() (InitOptions, error) {
@@ -77,26 +63,6 @@ func (p InitializeParams) RootPath() string {
 		return ""
 	}
 	return u.Path
-}
-
-// InitializeResult is the result of initialize.
-type InitializeResult struct {
-	ServerInfo   ServerInfo         `json:"serverInfo"`
-	Capabilities ServerCapabilities `json:"capabilities"`
-}
-
-// ServerInfo names the server.
-type ServerInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
-
-// ServerCapabilities is what the server offers.
-type ServerCapabilities struct {
-	DisplayState struct {
-		Diffs bool `json:"diffs"`
-	} `json:"displayState"`
-	Methods []string `json:"methods"`
 }
 
 // parseLogLevel maps initializationOptions.logLevel to a slog level; ok is

@@ -90,6 +90,6 @@ func (a *agent) registerAgent(s *Server) {
 		if strings.TrimSpace(p.Command) == "" {
 			return nil, ErrInvalidParams(`"command" is required`)
 		}
-		return h.Bash(ctx, p.Command, p.ExcludeFromContext)
+		return wrapResult(toBashResult)(h.Bash(ctx, p.Command, p.ExcludeFromContext))
 	}))
 }

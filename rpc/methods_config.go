@@ -80,7 +80,7 @@ func (a *agent) registerConfig(s *Server) {
 	s.Register("compaction/run", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		CustomInstructions string `json:"customInstructions"`
 	}) (any, error) {
-		return h.Compact(ctx, p.CustomInstructions)
+		return wrapResult(toCompactionResult)(h.Compact(ctx, p.CustomInstructions))
 	}))
 	s.Register("compaction/setAuto", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Enabled *bool `json:"enabled"`
@@ -92,10 +92,10 @@ func (a *agent) registerConfig(s *Server) {
 		return protocol.AutoCompactionResult{Enabled: *p.Enabled}, nil
 	}))
 	s.Register("permissions/get", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		return h.Permissions(), nil
+		return toPermissions(h.Permissions()), nil
 	}))
 	s.Register("permissions/set", handle(a, func(ctx context.Context, h *harness.Harness, p harness.PermissionsUpdate) (any, error) {
-		return h.SetPermissions(ctx, p)
+		return wrapResult(toPermissions)(h.SetPermissions(ctx, p))
 	}))
 	s.Register("skills/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		return toSkillsList(h.Skills(ctx)), nil
@@ -111,7 +111,7 @@ func (a *agent) registerConfig(s *Server) {
 		res := toCommandsList(cs)
 		builtins := make([]protocol.Command, 0, len(res.Commands)+6)
 		for _, b := range harness.BuiltinCommands() {
-			builtins = append(builtins, protocol.Command{Name: b.Name, Description: b.Description, Kind: b.Kind, ArgumentHint: b.ArgumentHint})
+			builtins = append(builtins, protocol.Command{Name: b.Name, Description: b.Description, Kind: b.Kind, ArgumentHint: b.ArgumentHint, Method: b.Method})
 		}
 		res.Commands = append(builtins, res.Commands...)
 		return res, nil

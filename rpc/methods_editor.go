@@ -74,7 +74,7 @@ var _ harness.ReviewUI = clientUI{}
 // decision, content and feedback.
 func (u clientUI) RequestReview(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalReply, error) {
 	var resp protocol.ApprovalReply
-	if err := u.call(ctx, "ui/requestApproval", req, &resp); err != nil {
+	if err := u.call(ctx, "ui/requestApproval", toApprovalParams(req), &resp); err != nil {
 		if ctx.Err() != nil {
 			return harness.ApprovalReply{}, ctx.Err()
 		}
@@ -105,22 +105,14 @@ func (u clientUI) RequestReview(ctx context.Context, req harness.ApprovalRequest
 
 func isNoUI(err error) bool { return errors.Is(err, tools.ErrNoUI) }
 
-// sessionItem is one session/list entry: the stored info plus a title, a
-// fork marker and whether it is the current session.
-type sessionItem struct {
-	session.Info
-	Title   string `json:"title"`
-	Fork    bool   `json:"fork"`
-	Empty   bool   `json:"empty"`
-	Current bool   `json:"current"`
-}
-
 // listItems titles the sessions and leaves the empty ones (no prompt, no
 // name) out unless includeEmpty; the current session is always listed.
-func listItems(list []session.Info, includeEmpty bool, current string) []sessionItem {
-	out := []sessionItem{}
+func listItems(list []session.Info, includeEmpty bool, current string) []protocol.SessionListItem {
+	out := []protocol.SessionListItem{}
 	for _, in := range list {
-		it := sessionItem{Info: in, Title: session.Title(in.Name, in.FirstMessage), Fork: in.ParentSession != "" && !strings.Contains(filepath.ToSlash(in.Path), "/subagents/"), Current: in.ID == current}
+		it := protocol.SessionListItem{ID: in.ID, Path: in.Path, Cwd: in.Cwd, Name: in.Name, FirstMessage: in.FirstMessage, ParentSession: in.ParentSession,
+			Created: in.Created, Modified: in.Modified, EntryCount: in.EntryCount,
+			Title: session.Title(in.Name, in.FirstMessage), Fork: in.ParentSession != "" && !strings.Contains(filepath.ToSlash(in.Path), "/subagents/"), Current: in.ID == current}
 		it.Empty = it.Title == ""
 		if it.Empty && !includeEmpty && !it.Current {
 			continue

@@ -29,7 +29,7 @@ func (a *agent) registerHistory(s *Server) {
 		if err != nil {
 			return nil, err
 		}
-		res := protocol.HistoryResult[display.Item]{Items: items}
+		res := protocol.HistoryResult{Items: items}
 		if older != nil {
 			res.Before = &older.Before
 		}

@@ -35,11 +35,7 @@ func handle[P any](a *agent, fn func(ctx context.Context, h *harness.Harness, p 
 
 type empty struct{}
 
-type sessionResult struct {
-	SessionID  string `json:"sessionId"`
-	Path       string `json:"path"`
-	EditorText string `json:"editorText,omitempty"`
-}
+type sessionResult = protocol.SessionResult
 
 func (a *agent) register(s *Server) {
 	s.Register("session/new", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
@@ -79,7 +75,7 @@ func (a *agent) register(s *Server) {
 		default:
 			list, err = session.List(ctx, a.opts.SessionsRoot, cwd)
 		}
-		return map[string]any{"sessions": listItems(list, p.IncludeEmpty, h.SessionInfo().ID)}, err
+		return protocol.SessionItemsResult{Sessions: listItems(list, p.IncludeEmpty, h.SessionInfo().ID)}, err
 	}))
 	s.Register("session/fork", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		EntryID string `json:"entryId"`
@@ -111,7 +107,7 @@ func (a *agent) register(s *Server) {
 		if p.TargetID == "" {
 			return nil, ErrInvalidParams(`"targetId" is required`)
 		}
-		return h.Navigate(ctx, p.TargetID, harness.NavigateOptions{Summarize: p.Summarize, CustomInstructions: p.CustomInstructions, Label: p.Label})
+		return wrapResult(toNavigateResult)(h.Navigate(ctx, p.TargetID, harness.NavigateOptions{Summarize: p.Summarize, CustomInstructions: p.CustomInstructions, Label: p.Label}))
 	}))
 	s.Register("session/setName", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Name *string `json:"name"`
@@ -131,7 +127,7 @@ func (a *agent) register(s *Server) {
 		return empty{}, h.Label(ctx, p.EntryID, p.Label)
 	}))
 	s.Register("session/state", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		return h.State(ctx), nil
+		return toSessionState(h.State(ctx)), nil
 	}))
 	s.Register("session/export", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Format string `json:"format"`

@@ -217,7 +217,7 @@ func TestSubagentExploreIsolatedReadOnlyRecordedAndOpenedByPi(t *testing.T) {
 			if it.ID == "sa1" && it.Child != nil && it.Child.Status == "done" && it.Child.Agent == "explore" && it.Child.Session == childPath {
 				var texts []string
 				for _, ci := range it.Child.Items {
-					texts = append(texts, ci.Kind+":"+ci.ToolName+":"+ci.Status+":"+ci.Text)
+					texts = append(texts, string(ci.Kind)+":"+ci.ToolName+":"+ci.Status+":"+ci.Text)
 				}
 				j := strings.Join(texts, "|")
 				return strings.Contains(j, "assistant:::CHILD-ANSWER: the needle is on line 2 of notes.txt") &&

@@ -1,6 +1,8 @@
 -- Integration helpers: temp projects, the scripted fake LLM (cmd/fakellm), and a pi_lsp
 -- setup pointed at the real pi-lsp binary ($PI_LSP_BIN) with $PI_LSP_MODELS/$PI_LSP_SESSIONS.
 local H = {}
+-- The generated schema, loaded once (the tests cd into their projects).
+local schema = dofile(vim.fn.getcwd() .. '/tests/schema.lua')
 
 function H.tmpdir()
   local d = vim.fn.tempname()
@@ -98,6 +100,35 @@ function H.start(t, script, opts)
     review = false,
   }, opts.setup or {}))
   local c = pi.client()
+  -- Every display frame and server request is checked against the generated schema
+  -- (protocol/protocol.schema.json); the test fails at cleanup on a mismatch.
+  local errors = {}
+  local function checked(name, params)
+    for _, e in ipairs(schema.validate(name, params)) do
+      if #errors < 20 then
+        errors[#errors + 1] = e
+      end
+    end
+  end
+  local notif, req = c.on_notification, c.on_server_request
+  c.on_notification = function(self, method, params)
+    if method == 'display/state' then
+      checked('DisplayFrame', params)
+    end
+    return notif(self, method, params)
+  end
+  c.on_server_request = function(self, method, params)
+    local names = { ['ui/requestApproval'] = 'ApprovalParams', ['ui/askQuestion'] = 'QuestionParams', ['ui/approvePlan'] = 'PlanParams' }
+    if names[method] then
+      checked(names[method], params)
+    end
+    return req(self, method, params)
+  end
+  t.cleanup(function()
+    if #errors > 0 then
+      error('messages that do not fit protocol.schema.json:\n' .. table.concat(errors, '\n'))
+    end
+  end)
   t.cleanup(function()
     H.reset_windows()
     require('pi_lsp.chat').forget(c.cwd)

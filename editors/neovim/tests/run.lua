@@ -134,6 +134,9 @@ for _, tc in ipairs(tests) do
       local cok, cerr = pcall(cleanups[i])
       if not cok then
         out('  cleanup error: ' .. tostring(cerr))
+        if ok then
+          ok, err = false, cerr -- a cleanup's check failed the test
+        end
       end
     end
     cleanups = {}

@@ -326,7 +326,7 @@ export class Agent implements vscode.Disposable {
   private requestApproval(req: ApprovalRequest, token: CancellationToken): Promise<ApprovalReply> {
     const key = `approval:${req.toolCallId}`;
     const p = this.wait<ApprovalReply>({ key, kind: 'approval', req }, token, approvalReply('decline'));
-    const reviewable = DiffReviews.reviewable(req.preview);
+    const reviewable = DiffReviews.reviewable(req.preview ?? undefined);
     const outside = reviewOutside(req);
     if (reviewable && this.host.reviews) {
       void this.host.reviews.open(key, req.preview!, (r) => this.answer(key, r), outside).catch((e) => this.host.output.appendLine(`diff review: ${e}`));
@@ -372,8 +372,10 @@ export class Agent implements vscode.Disposable {
   /** Opens the diff editor of a pending approval (the card's Review button). */
   openReview(key: string): void {
     const w = this.waiters.get(key);
-    if (w?.item.kind !== 'approval' || !DiffReviews.reviewable(w.item.req.preview)) return;
-    void this.host.reviews?.open(key, w.item.req.preview, (r) => this.answer(key, r), reviewOutside(w.item.req));
+    if (w?.item.kind !== 'approval') return;
+    const preview = w.item.req.preview;
+    if (!preview || !DiffReviews.reviewable(preview)) return;
+    void this.host.reviews?.open(key, preview, (r) => this.answer(key, r), reviewOutside(w.item.req));
   }
 
   /** Maps a question card's answer to the reply and sends it. */

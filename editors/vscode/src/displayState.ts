@@ -11,34 +11,27 @@ function isContainer(v: unknown): v is Container {
   return typeof v === 'object' && v !== null;
 }
 
-function step(c: Container, key: PathElem): unknown {
+/** The value a path element names in `c`; throws when it does not exist. */
+function step(c: Container, key: PathElem, path: PathElem[]): unknown {
   if (Array.isArray(c)) {
-    if (typeof key !== 'number') throw new OpError(`array index expected, got ${JSON.stringify(key)}`);
-    return c[key];
-  }
-  return (c as Record<string, unknown>)[String(key)];
-}
-
-/** Walks to the container holding the last path element. */
-function parentOf(root: unknown, path: PathElem[]): Container {
-  let cur: unknown = root;
-  for (let i = 0; i < path.length - 1; i++) {
-    if (!isContainer(cur)) throw new OpError(`path ${JSON.stringify(path)}: element ${i} is not an object or array`);
-    cur = step(cur, path[i]);
-  }
-  if (!isContainer(cur)) throw new OpError(`path ${JSON.stringify(path)}: parent is not an object or array`);
-  return cur;
-}
-
-function assign(c: Container, key: PathElem, value: unknown): void {
-  if (Array.isArray(c)) {
-    if (typeof key !== 'number' || key < 0 || key > c.length) {
-      throw new OpError(`array index ${JSON.stringify(key)} out of range (length ${c.length})`);
+    if (!Number.isInteger(key) || (key as number) < 0 || (key as number) >= c.length) {
+      throw new OpError(`path ${JSON.stringify(path)}: array index ${JSON.stringify(key)} out of range (length ${c.length})`);
     }
-    c[key] = value;
-    return;
+    return c[key as number];
   }
-  (c as Record<string, unknown>)[String(key)] = value;
+  if (typeof key !== 'string') throw new OpError(`path ${JSON.stringify(path)}: object key ${JSON.stringify(key)} is not a string`);
+  if (!Object.prototype.hasOwnProperty.call(c, key)) throw new OpError(`path ${JSON.stringify(path)}: no key ${JSON.stringify(key)}`);
+  return (c as Record<string, unknown>)[key];
+}
+
+/** Walks the first `n` elements of the path; every one must exist (nothing is created on the way). */
+function walk(root: unknown, path: PathElem[], n: number): unknown {
+  let cur: unknown = root;
+  for (let i = 0; i < n; i++) {
+    if (!isContainer(cur)) throw new OpError(`path ${JSON.stringify(path)}: element ${i} is not an object or array`);
+    cur = step(cur, path[i], path);
+  }
+  return cur;
 }
 
 /** A copy of an op's value, so the state never shares objects with the ops (which are forwarded). */
@@ -48,68 +41,59 @@ function own(v: unknown): unknown {
 
 /**
  * Applies one op to `state` in place and returns the (possibly new) root. The op is not modified
- * and the state keeps no reference into it. A `set` with an empty
- * path replaces the root. Throws OpError when the path does not fit.
+ * and the state keeps no reference into it. The rules are Go's `display.Patch` (the corpus in
+ * testdata/display-ops checks both): a `set` with an empty path replaces the root; an object key
+ * may be set (added) or deleted; an array element may be set, appended to or pushed onto but never
+ * deleted, and its index must exist (arrays grow by `push` only); `append` needs a string there
+ * and `push` an array (nothing is created); `merge` needs an object at its path. Throws OpError
+ * when the op does not fit.
  */
 export function applyOp(state: DisplayState, op: DisplayOp): DisplayState {
   const path = Array.isArray(op.path) ? op.path : [];
+  if (op.op === 'merge') {
+    const target = walk(state, path, path.length);
+    if (!isContainer(target) || Array.isArray(target)) throw new OpError(`merge needs an object at ${JSON.stringify(path)}`);
+    if (!isContainer(op.value) || Array.isArray(op.value)) throw new OpError('merge needs an object value');
+    for (const [k, v] of Object.entries(op.value)) (target as Record<string, unknown>)[k] = own(v);
+    return state;
+  }
+  if (path.length === 0) {
+    if (op.op !== 'set') throw new OpError(`${String(op.op)} needs a path`);
+    if (!isContainer(op.value)) throw new OpError('set on the root needs an object');
+    return own(op.value) as DisplayState;
+  }
+  const parent = walk(state, path, path.length - 1);
+  if (!isContainer(parent)) throw new OpError(`path ${JSON.stringify(path)}: parent is not an object or array`);
+  const key = path[path.length - 1];
+  const isArray = Array.isArray(parent);
+  if (isArray) {
+    step(parent, key, path); // the index must exist
+  } else if (typeof key !== 'string') {
+    throw new OpError(`path ${JSON.stringify(path)}: object key ${JSON.stringify(key)} is not a string`);
+  }
+  const c = parent as Record<string | number, unknown>;
   switch (op.op) {
-    case 'set': {
-      if (path.length === 0) {
-        if (!isContainer(op.value)) throw new OpError('set on the root needs an object');
-        return own(op.value) as DisplayState;
-      }
-      assign(parentOf(state, path), path[path.length - 1], own(op.value));
+    case 'set':
+      c[key] = own(op.value);
       return state;
-    }
     case 'append': {
-      if (typeof op.value !== 'string') throw new OpError('append needs a string value');
-      if (path.length === 0) throw new OpError('append needs a path');
-      const parent = parentOf(state, path);
-      const key = path[path.length - 1];
-      const cur = step(parent, key);
-      if (cur !== undefined && cur !== null && typeof cur !== 'string') {
-        throw new OpError(`append to a non-string at ${JSON.stringify(path)}`);
+      const cur = c[key];
+      if (typeof cur !== 'string' || typeof op.value !== 'string') {
+        throw new OpError(`append needs a string at ${JSON.stringify(path)} and a string value`);
       }
-      assign(parent, key, (cur ?? '') + op.value);
+      c[key] = cur + op.value;
       return state;
     }
     case 'push': {
-      let target: unknown;
-      if (path.length === 0) {
-        target = state;
-      } else {
-        const parent = parentOf(state, path);
-        const key = path[path.length - 1];
-        target = step(parent, key);
-        if (target === undefined || target === null) {
-          target = [];
-          assign(parent, key, target);
-        }
-      }
-      if (!Array.isArray(target)) throw new OpError(`push to a non-array at ${JSON.stringify(path)}`);
-      target.push(own(op.value));
+      const cur = c[key];
+      if (!Array.isArray(cur)) throw new OpError(`push needs an array at ${JSON.stringify(path)}`);
+      cur.push(own(op.value));
       return state;
     }
-    case 'merge': {
-      const target = path.length === 0 ? state : step(parentOf(state, path), path[path.length - 1]);
-      if (!isContainer(target) || Array.isArray(target)) throw new OpError(`merge needs an object at ${JSON.stringify(path)}`);
-      if (!isContainer(op.value) || Array.isArray(op.value)) throw new OpError('merge needs an object value');
-      for (const [k, v] of Object.entries(op.value)) (target as Record<string, unknown>)[k] = own(v);
+    case 'delete':
+      if (isArray) throw new OpError(`delete names an object key, not an array element (${JSON.stringify(path)})`);
+      delete c[key];
       return state;
-    }
-    case 'delete': {
-      if (path.length === 0) throw new OpError('delete needs a path');
-      const parent = parentOf(state, path);
-      const key = path[path.length - 1];
-      if (Array.isArray(parent)) {
-        if (typeof key !== 'number') throw new OpError('array index expected');
-        parent.splice(key, 1);
-      } else {
-        delete (parent as Record<string, unknown>)[String(key)];
-      }
-      return state;
-    }
     default:
       throw new OpError(`unknown op ${JSON.stringify((op as { op?: unknown }).op)}`);
   }
@@ -197,7 +181,7 @@ export class DisplayModel {
 /** Whether a run is going on in this state. */
 export function isRunning(state: DisplayState): boolean {
   const s = state.status;
-  return s !== undefined && s !== 'idle' && s !== 'error';
+  return s !== undefined && s !== 'idle';
 }
 
 /** Whether `op` may change the top-level key `key` of the state. */

@@ -1,7 +1,13 @@
-// Types of the pi-lsp native protocol (docs/protocol.md is the reference).
-// Only the fields the extension reads are typed; everything else passes through untouched.
+// Types of the pi-lsp native protocol (docs/protocol.md is the reference). The wire types are
+// generated from the Go package protocol into protocol.gen.ts (`go generate ./protocol`); this file
+// names them as the extension uses them and adds the client's own (decoded ops, context items,
+// the tree it builds).
+import type * as gen from './protocol.gen';
 
-export type PathElem = string | number;
+export type * from './protocol.gen';
+export type { PathElem } from './protocol.gen';
+import type { PathElem } from './protocol.gen';
+
 
 /** An op as the extension handles it (decoded from its wire form by `decodeOp`). */
 export interface DisplayOp {
@@ -17,135 +23,56 @@ export interface DisplayOp {
 export type WireOp = unknown[];
 
 /** One `display/state` notification: either a full state or ops on the previous version. */
+/** A wire value as the client may hold it: every member may be missing until the server sent it. */
+export type DeepPartial<T> = T extends (infer U)[]
+  ? DeepPartial<U>[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+/** One `display/state` notification: either a full state or ops on the previous version. */
 export interface DisplayFrame {
-  version: number;
+  version: gen.DisplayFrame['version'];
   state?: DisplayState;
+  /** Ops in their wire form, decoded (and checked) by `decodeOp`. */
   ops?: WireOp[];
 }
 
 export interface DisplaySnapshot {
-  version: number;
+  version: gen.DisplaySnapshot['version'];
   state: DisplayState;
 }
 
-export type ItemKind = 'user' | 'assistant' | 'tool' | 'bash' | 'summary' | 'error' | 'info';
+export type ItemKind = gen.ItemKind;
 export type ToolStatus = 'pending' | 'awaiting_approval' | 'running' | 'done' | 'error' | 'declined';
 
-export interface DisplayItem {
-  id: string;
-  kind: ItemKind | string;
-  text?: string;
-  thinking?: string;
-  streaming?: boolean;
-  toolName?: string;
-  args?: Record<string, unknown>;
-  status?: ToolStatus | string;
-  output?: string;
-  diff?: string;
-  path?: string;
-  isError?: boolean;
-  command?: string;
-  exitCode?: number;
-  /** A subagent tool item: the child's live activity (docs/subagents.md). */
-  child?: DisplayChild;
-  [key: string]: unknown;
-}
+/** A transcript item: the members of its kind (protocol.gen.ts's UserItem, ToolItem, …). */
+export type DisplayItem = gen.Item;
 
 /** A subagent's session, agent, status, its own items and its tokens, on the parent's tool item. */
-export interface DisplayChild {
-  session: string;
-  sessionId?: string;
-  agent: string;
-  fork?: boolean;
-  model?: string;
-  status: 'running' | 'done' | 'error' | 'aborted' | string;
-  items: DisplayItem[];
-  /** Items dropped from the front of `items` (the state keeps the latest ~100). */
-  older?: number;
-  tokens?: { input?: number; output?: number; total?: number; [k: string]: unknown };
+export type DisplayChild = Omit<DeepPartial<gen.Child>, 'items'> & { items?: DisplayItem[] };
+
+/** A tool call's arguments as an object (the wire sends a JSON object; anything else reads as none). */
+export function argsOf(args: unknown): Record<string, unknown> {
+  return typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
 }
 
-export interface Task {
-  id: string;
-  content: string;
-  status: 'pending' | 'in_progress' | 'completed' | string;
-  activeForm?: string;
-}
+export type Task = gen.Task;
 
-export interface QueuedMessage {
-  text?: string;
-  [key: string]: unknown;
-}
-
-export interface DisplayState {
-  session?: { id?: string; path?: string; name?: string; cwd?: string };
-  status?: string;
-  phase?: string;
-  mode?: { id?: string; name?: string; color?: string };
-  yolo?: boolean;
-  /** Sandbox of commands: workspace-write | read-only | off | unavailable. */
-  sandbox?: string;
-  model?: string;
-  thinkingLevel?: string;
-  items?: DisplayItem[];
-  /** Older items than the state holds (the state is bounded): display/history's first cursor. */
-  history?: { older: number; before: string } | null;
-  pending?: { approval?: unknown; question?: unknown; plan?: unknown };
-  tasks?: Task[];
-  queue?: { steering?: Array<string | QueuedMessage>; followUp?: Array<string | QueuedMessage> };
-  tokens?: { contextTokens?: number; contextWindow?: number; compactions?: number; [k: string]: unknown };
-  modifiedFiles?: unknown[];
-  errors?: Array<string | { message?: string; [k: string]: unknown }>;
-  retry?: { attempt?: number; maxAttempts?: number; delayMs?: number; message?: string; error?: string; [k: string]: unknown } | null;
-  compaction?: unknown;
-  memory?: MemoryStatus | null;
-  [key: string]: unknown;
-}
+/**
+ * The client's copy of the display state (protocol.gen.ts's DisplayState), built from frames:
+ * members may be missing until the first full state arrived.
+ */
+export type DisplayState = {
+  [K in keyof gen.DisplayState]?: K extends 'items' ? DisplayItem[] : K extends 'tasks' ? Task[] : DeepPartial<gen.DisplayState[K]>;
+};
 
 /** The display state's memory field: observational memory's status (docs/memory.md). */
-export interface MemoryStatus {
-  mode?: string;
-  observedMessages?: number;
-  observationTokens?: number;
-  bufferedChunks?: number;
-  bufferedTokens?: number;
-  unobservedTokens?: number;
-  observeTokens?: number;
-  reflectTokens?: number;
-  observing?: boolean;
-  reflecting?: boolean;
-  lastReflection?: { tokensBefore?: number; tokens?: number; level?: number; at?: number } | null;
-  lastError?: string;
-}
+export type MemoryStatus = gen.MemoryStatus;
 
-export interface ApprovalRequest {
-  toolCallId: string;
-  toolName: string;
-  category?: string;
-  args?: Record<string, unknown>;
-  display?: string;
-  /** The call reads or writes resolvedPath (links resolved) outside the workspace roots. */
-  outsideWorkspace?: boolean;
-  resolvedPath?: string;
-  access?: 'read' | 'write';
-  /** Set when a subagent's call asks: the agent and the parent's subagent tool call. */
-  subagent?: { agent: string; toolCallId: string; session?: string };
-  /** For edit and write: the change the call would make (docs/protocol.md). */
-  preview?: ApprovalPreview;
-}
-
-export interface ApprovalPreview {
-  path: string;
-  before: string;
-  after: string;
-  diff: string;
-  newFile?: boolean;
-  /** before/after left out (too large, or a secret): answer with a decision only. */
-  cut?: boolean;
-  cutReason?: string;
-}
-
-export type ApprovalDecision = 'approve' | 'decline' | 'alwaysAllowTool' | 'alwaysAllowCategory' | 'alwaysAllowPath';
+export type ApprovalRequest = gen.ApprovalParams;
+export type ApprovalPreview = gen.Preview;
+export type ApprovalDecision = gen.Decision;
 
 export interface ApprovalReply {
   decision: ApprovalDecision;
@@ -156,12 +83,7 @@ export interface ApprovalReply {
 }
 
 /** One files/search result. */
-export interface FileMatch {
-  path: string;
-  abs: string;
-  score: number;
-  positions: number[];
-}
+export type FileMatch = gen.FileMatch;
 
 /** One agent/prompt context item. */
 export type ContextItem =
@@ -169,20 +91,11 @@ export type ContextItem =
   | { type: 'selection'; path: string; range: { startLine: number; endLine: number }; text: string }
   | { type: 'image'; mimeType: string; data: string };
 
-export interface QuestionRequest {
-  id: string;
-  question: string;
-  options?: string[];
-  selectionMode?: 'single' | 'multi' | string;
-}
+export type QuestionRequest = gen.QuestionParams;
 
 export type QuestionReply = { answer: string } | { answers: string[] } | { cancelled: true };
 
-export interface PlanRequest {
-  id: string;
-  title?: string;
-  plan: string;
-}
+export type PlanRequest = gen.PlanParams;
 
 export interface PlanReply {
   approved: boolean;
@@ -249,25 +162,10 @@ export interface SessionTree {
 }
 
 /** One node of a session/tree answer (docs/protocol.md): flat, `chain` for a linear run. */
-export interface FlatTreeNode {
-  id: string;
-  parentId: string;
-  type: string;
-  role?: string;
-  preview: string;
-  label?: string;
-  timestamp: string;
-  onBranch: boolean;
-  childCount: number;
-  chain?: { length: number; lastId: string; lastChildCount: number };
-}
+export type FlatTreeNode = gen.TreeNode;
 
 /** A session/tree answer. */
-export interface FlatTreePage {
-  nodes: FlatTreeNode[];
-  leafId: string;
-  next: string | null;
-}
+export type FlatTreePage = gen.TreeResult;
 
 export interface ModelInfo {
   provider: string;

@@ -9,6 +9,7 @@ import { join, dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node.js';
 import { DisplayMirror } from './display.mjs';
+import { validate } from './schema.mjs';
 import { FrameMeter } from './meter.mjs';
 import { piLspBin, startFakellm } from './fakellm.mjs';
 
@@ -79,16 +80,22 @@ export class PiLsp {
     this.meter = new FrameMeter();
     proc.stdout.pipe(this.meter);
     this.conn = createMessageConnection(new StreamMessageReader(this.meter), new StreamMessageWriter(proc.stdin));
-    this.display = new DisplayMirror(() => this.request('display/snapshot', {}));
+    // Every display frame, snapshot, harness event and approval request is checked against
+    // the generated schema (protocol/protocol.schema.json); shutdown() fails on a mismatch.
+    this.schemaErrors = [];
+    this.display = new DisplayMirror(async () => this.checked('DisplaySnapshot', await this.request('display/snapshot', {})));
     this.notifications = [];
     this.approvals = []; // params of every ui/requestApproval
     this.onApproval = async () => ({ decision: 'decline' });
     this.conn.onNotification((method, params) => {
-      if (method === 'display/state') this.display.onFrame(params);
-      else this.notifications.push({ method, params });
+      if (method === 'display/state') this.display.onFrame(this.checked('DisplayFrame', params));
+      else {
+        if (method === 'harness/event') this.checked('EventParams', params);
+        this.notifications.push({ method, params });
+      }
     });
     this.conn.onRequest('ui/requestApproval', (params) => {
-      this.approvals.push(params);
+      this.approvals.push(this.checked('ApprovalParams', params));
       return this.onApproval(params);
     });
     this.conn.onError(([err]) => { this.connError ??= err; });
@@ -130,8 +137,15 @@ export class PiLsp {
     }
   }
 
-  /** shutdown then exit; resolves to the process's {code, signal}. */
+  /** Records the ways `value` does not fit the generated type `name`; returns value. */
+  checked(name, value) {
+    for (const e of validate(name, value)) if (this.schemaErrors.length < 20) this.schemaErrors.push(e);
+    return value;
+  }
+
+  /** shutdown then exit; resolves to the process's {code, signal}. Fails when a message did not fit the schema. */
   async shutdown() {
+    if (this.schemaErrors.length) throw new Error(`messages that do not fit protocol.schema.json:\n${this.schemaErrors.join('\n')}`);
     const res = await this.request('shutdown');
     await this.conn.sendNotification('exit');
     const exit = await this.exited;

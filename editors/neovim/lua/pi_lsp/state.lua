@@ -2,40 +2,61 @@
 -- table. Pure Lua, no editor calls, so it is unit-tested directly.
 local M = {}
 
--- A path element as a Lua key: JSON array indices are 0-based, Lua's are 1-based.
-local function key_of(k)
-  return type(k) == 'number' and k + 1 or k
+local islist = vim.islist or vim.tbl_islist
+
+-- The rules are Go's `display.Patch` (testdata/display-ops checks every client against it): a
+-- path's elements must all exist (nothing is created on the way); a number names an element of
+-- an array (JSON's 0-based index, which must exist: arrays grow by push only), a string a key of
+-- an object. A JSON null is nil here, so a key set to null is gone.
+
+-- Whether `t` can be an array (a list, or empty: vim.json decodes [] and {} alike).
+local function is_array(t)
+  return type(t) == 'table' and (next(t) == nil or islist(t))
+end
+
+-- Whether `t` can be an object.
+local function is_object(t)
+  return type(t) == 'table' and (next(t) == nil or not islist(t))
+end
+
+local function show(path, n)
+  return table.concat(vim.tbl_map(tostring, { unpack(path, 1, n or #path) }), '.')
+end
+
+-- The Lua key of path element `k` in container `node`, or nil and an error when it names
+-- nothing there.
+local function key_in(node, k, path, i)
+  if type(k) == 'number' then
+    if not is_array(node) or k ~= math.floor(k) or k < 0 or k >= #node then
+      return nil, 'array index out of range at ' .. show(path, i)
+    end
+    return k + 1
+  end
+  if type(k) ~= 'string' then
+    return nil, 'path element must be a string or a number'
+  end
+  if not is_object(node) or (next(node) ~= nil and islist(node)) then
+    return nil, 'object key on an array at ' .. show(path, i)
+  end
+  return k
 end
 
 -- Walks the first `n` elements of `path` from `root` and returns the table reached, or nil
--- and an error when a step is missing or not a table: such an op does not fit the state and
--- the caller resyncs, as every other client does (nothing is created on the way).
+-- and an error when a step is missing or not a table.
 local function walk(root, path, n)
   local node = root
   for i = 1, n do
-    local child = node[key_of(path[i])]
+    local k, err = key_in(node, path[i], path, i)
+    if not k then
+      return nil, err
+    end
+    local child = node[k]
     if type(child) ~= 'table' then
-      return nil, 'no ' .. table.concat(vim.tbl_map(tostring, { unpack(path, 1, i) }), '.')
+      return nil, 'no ' .. show(path, i)
     end
     node = child
   end
   return node
-end
-
--- Returns the parent container of `path`'s last element and that element as a Lua key.
-local function resolve(root, path)
-  if type(path) ~= 'table' or #path == 0 then
-    return nil, nil, 'empty path'
-  end
-  local node, err = walk(root, path, #path - 1)
-  if not node then
-    return nil, nil, err
-  end
-  local last = path[#path]
-  if type(last) ~= 'number' and type(last) ~= 'string' then
-    return nil, nil, 'path element must be a string or a number'
-  end
-  return node, key_of(last), nil, type(last) == 'number'
 end
 
 -- Sets each key of the object `op.value` in the object at `op.path` (the root when empty).
@@ -47,7 +68,10 @@ local function merge(root, op)
   if not node then
     return err
   end
-  if type(op.value) ~= 'table' or (#op.value > 0 and not next(op.value, #op.value)) then
+  if not is_object(node) then
+    return 'merge needs an object at ' .. show(op.path)
+  end
+  if not is_object(op.value) then
     return 'merge needs an object value'
   end
   for k, v in pairs(op.value) do
@@ -59,15 +83,25 @@ local function merge(root, op)
   return nil
 end
 
---- Applies one op to `root` in place. Returns nil, or an error string when the op is malformed.
+--- Applies one op to `root` in place. Returns nil, or an error string when the op does not fit
+--- the state (the caller resyncs).
 ---@param root table
 ---@param op table {op=, path=, value=}
 function M.apply_op(root, op)
   if op.op == 'merge' then
     return merge(root, op)
   end
-  local parent, key, err, is_index = resolve(root, op.path)
-  if err then
+  if type(op.path) ~= 'table' or #op.path == 0 then
+    return 'empty path'
+  end
+  local parent, err = walk(root, op.path, #op.path - 1)
+  if not parent then
+    return err
+  end
+  local last = op.path[#op.path]
+  local key
+  key, err = key_in(parent, last, op.path, #op.path)
+  if not key then
     return err
   end
   local kind = op.op
@@ -79,26 +113,21 @@ function M.apply_op(root, op)
     parent[key] = v
   elseif kind == 'append' then
     local cur = parent[key]
-    if cur == nil or cur == vim.NIL then
-      cur = ''
+    if type(cur) ~= 'string' or type(op.value) ~= 'string' then
+      return 'append needs a string at ' .. show(op.path) .. ' and a string value'
     end
-    if type(cur) ~= 'string' then
-      return 'append to a non-string at ' .. table.concat(vim.tbl_map(tostring, op.path), '.')
-    end
-    parent[key] = cur .. tostring(op.value or '')
+    parent[key] = cur .. op.value
   elseif kind == 'push' then
     local arr = parent[key]
-    if type(arr) ~= 'table' then
-      arr = {}
-      parent[key] = arr
+    if not is_array(arr) then
+      return 'push needs an array at ' .. show(op.path)
     end
     arr[#arr + 1] = op.value == nil and vim.NIL or op.value
   elseif kind == 'delete' then
-    if is_index then
-      table.remove(parent, key)
-    else
-      parent[key] = nil
+    if type(last) == 'number' then
+      return 'delete names an object key, not an array element'
     end
+    parent[key] = nil
   else
     return 'unknown op ' .. tostring(kind)
   end

@@ -3,6 +3,7 @@ import type { FromWebview, PendingUi } from '../messages';
 import { approvalButtons, outsideWarning } from '../replies';
 import { renderMarkdown } from './markdown';
 import { el, renderDiff } from './render';
+import { argsOf } from '../protocol';
 
 type Post = (m: FromWebview) => void;
 
@@ -13,7 +14,7 @@ function disableAll(card: HTMLElement): void {
 
 /** The approval card's readable summary of the arguments (no JSON for edits and writes). */
 function argsSummary(req: Extract<PendingUi, { kind: 'approval' }>['req']): HTMLElement | undefined {
-  const a = req.args ?? {};
+  const a = argsOf(req.args);
   if (req.toolName === 'bash' && typeof a.command === 'string') return el('pre', 'card-command', a.command);
   if (req.preview) return undefined;
   if (!Object.keys(a).length) return undefined;

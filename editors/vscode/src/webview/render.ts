@@ -2,6 +2,7 @@
 // with textContent; only markdown goes through renderMarkdown (which emits no raw HTML).
 import { queuedText } from '../displayState';
 import type { DisplayChild, DisplayItem, DisplayState, Task } from '../protocol';
+import { argsOf } from '../protocol';
 import { renderMarkdown } from './markdown';
 
 /** Remembers which collapsible parts the user opened, across re-renders. */
@@ -64,7 +65,7 @@ const STATUS_LABEL: Record<string, string> = {
 
 /** The argument that best names a tool call (a path, a command, a pattern…), shortened. */
 export function toolSubject(item: DisplayItem): string {
-  const a = item.args ?? {};
+  const a = argsOf(item.args);
   for (const k of ['path', 'file_path', 'command', 'pattern', 'query', 'url', 'name']) {
     const v = a[k];
     if (typeof v === 'string' && v) return shorten(v, 80);
@@ -104,7 +105,7 @@ function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
   const icon = el('span', `icon status-${status}`, STATUS_ICON[status] ?? '•');
   const name = el('span', 'tool-name', item.toolName ?? 'tool');
   const subject = el('span', 'tool-subject', toolSubject(item));
-  const filePath = typeof item.path === 'string' && item.path ? item.path : typeof item.args?.path === 'string' ? item.args.path : '';
+  const filePath = typeof item.path === 'string' && item.path ? item.path : typeof argsOf(item.args).path === 'string' ? (argsOf(item.args).path as string) : '';
   if (filePath && (item.toolName === 'edit' || item.toolName === 'write' || item.toolName === 'read')) {
     // The path opens the file (the click does not toggle the details).
     subject.classList.add('file-link');
@@ -205,7 +206,7 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
       if (item.child) wrap.append(renderChild(item, item.child, open));
       break;
     case 'bash': {
-      const cmd = String(item.command ?? (item.args?.command as string | undefined) ?? item.text ?? '');
+      const cmd = String(item.command ?? (argsOf(item.args).command as string | undefined) ?? item.text ?? '');
       const body: Node[] = [];
       if (item.output) body.push(el('pre', 'output', item.output));
       if (typeof item.exitCode === 'number') body.push(el('div', 'exit', `exit code ${item.exitCode}`));
@@ -288,9 +289,9 @@ export function renderRetry(box: HTMLElement, retry: DisplayState['retry']): voi
     return;
   }
   const parts = ['Retrying'];
-  if (typeof retry.attempt === 'number') parts.push(`(attempt ${retry.attempt}${typeof retry.maxAttempts === 'number' ? ` of ${retry.maxAttempts}` : ''})`);
+  if (typeof retry.attempt === 'number') parts.push(`(attempt ${retry.attempt})`);
   if (typeof retry.delayMs === 'number') parts.push(`in ${Math.round(retry.delayMs / 100) / 10}s`);
-  const why = retry.message ?? retry.error;
+  const why = retry.error;
   box.textContent = `${parts.join(' ')}${why ? `: ${why}` : '…'}`;
   box.classList.remove('hidden');
 }

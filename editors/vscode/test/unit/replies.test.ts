@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { ApprovalRequest } from '../../src/protocol';
 import { APPROVAL_BUTTONS, approvalButtons, approvalReply, grantedDir, outsideWarning, planReply, questionReply } from '../../src/replies';
 
 describe('approvalReply', () => {
@@ -53,10 +54,11 @@ describe('planReply', () => {
 });
 
 describe('approvals outside the workspace', () => {
-  const outside = { toolCallId: 'r1', toolName: 'read', outsideWorkspace: true, resolvedPath: '/home/u/src/lib/x.go', access: 'read' as const };
+  const req = (r: Partial<ApprovalRequest>): ApprovalRequest => ({ toolCallId: '', toolName: '', category: 'read', args: {}, display: '', outsideWorkspace: false, ...r });
+  const outside = { toolCallId: 'r1', toolName: 'read', category: 'read', args: {}, display: 'read x.go', outsideWorkspace: true, resolvedPath: '/home/u/src/lib/x.go', access: 'read' as const };
   it('warns with the resolved path', () => {
     assert.equal(outsideWarning(outside), 'OUTSIDE THE WORKSPACE: reads /home/u/src/lib/x.go');
-    assert.equal(outsideWarning({ toolCallId: 'w', toolName: 'write' }), '');
+    assert.equal(outsideWarning(req({ toolCallId: 'w', toolName: 'write' })), '');
   });
   it('offers a per-path grant of the directory', () => {
     assert.deepEqual(
@@ -64,7 +66,7 @@ describe('approvals outside the workspace', () => {
       [['approve', 'Approve'], ['decline', 'Decline'], ['alwaysAllowPath', 'Always allow reading /home/u/src/lib']],
     );
     assert.equal(grantedDir({ ...outside, toolName: 'ls', resolvedPath: '/etc' }), '/etc');
-    assert.deepEqual(approvalButtons({ toolCallId: 'w', toolName: 'write' }), APPROVAL_BUTTONS);
+    assert.deepEqual(approvalButtons(req({ toolCallId: 'w', toolName: 'write' })), APPROVAL_BUTTONS);
   });
   it('maps the grant button to alwaysAllowPath', () => {
     assert.deepEqual(approvalReply('Always allow writing /tmp/x'), { decision: 'alwaysAllowPath' });

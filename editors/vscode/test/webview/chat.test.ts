@@ -9,7 +9,7 @@ import { clearPosted, frames, launch, openChat, OUTPUT, posted, problems, send, 
 const approval: PendingUi = {
   key: 'approval:call_1',
   kind: 'approval',
-  req: { toolCallId: 'call_1', toolName: 'write', category: 'edit', args: { path: 'hello.txt', content: 'hello world\n' }, display: 'write hello.txt (1 line)' },
+  req: { toolCallId: 'call_1', toolName: 'write', category: 'edit', args: { path: 'hello.txt', content: 'hello world\n' }, display: 'write hello.txt (1 line)', outsideWorkspace: false },
 };
 
 describe('chat webview', () => {

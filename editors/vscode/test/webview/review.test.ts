@@ -32,7 +32,7 @@ const diff = `--- a/calc.go
  func Mul(a, b int) int { return a * b }
 `;
 
-const approval: PendingUi = {
+const approval: Extract<PendingUi, { kind: 'approval' }> = {
   key: 'approval:e1',
   kind: 'approval',
   req: {
@@ -41,6 +41,7 @@ const approval: PendingUi = {
     category: 'edit',
     args: { path: 'calc.go', edits: [{ oldText: '// Add returns a+b.', newText: '// Add returns the sum of a and b.' }] },
     display: 'edit calc.go (2 change(s))',
+    outsideWorkspace: false,
     preview: { path: '/home/u/proj/calc.go', before: before_, after: after_, diff },
   },
 };
