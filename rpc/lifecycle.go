@@ -83,6 +83,10 @@ func (p InitializeParams) RootPath() string {
 type InitializeResult struct {
 	ServerInfo   ServerInfo         `json:"serverInfo"`
 	Capabilities ServerCapabilities `json:"capabilities"`
+	// Attached is true when initializationOptions.session named a session
+	// another pi-lsp process owns: this connection is attached to it.
+	Attached bool `json:"attached,omitempty"`
+	OwnerPID int  `json:"ownerPid,omitempty"`
 }
 
 // ServerInfo names the server.
@@ -146,6 +150,9 @@ func (c *Client) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		Capabilities: ServerCapabilities{Methods: c.srv.Methods()},
 	}
 	res.Capabilities.DisplayState.Diffs = true
+	if p := c.proxy(); p != nil {
+		res.Attached, res.OwnerPID = true, p.OwnerPID()
+	}
 	return res, nil
 }
 

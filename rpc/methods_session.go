@@ -39,6 +39,8 @@ type sessionResult struct {
 	SessionID  string `json:"sessionId"`
 	Path       string `json:"path"`
 	EditorText string `json:"editorText,omitempty"`
+	Attached   bool   `json:"attached,omitempty"` // session/open of a session another process owns
+	OwnerPID   int    `json:"ownerPid,omitempty"`
 }
 
 func (a *agent) register(s *Server) {
@@ -48,15 +50,7 @@ func (a *agent) register(s *Server) {
 		info, err := h.NewSession(ctx, p.Cwd)
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
-	s.Register("session/open", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Path string `json:"path"`
-	}) (any, error) {
-		if p.Path == "" {
-			return nil, ErrInvalidParams(`"path" is required`)
-		}
-		info, err := h.OpenSession(ctx, p.Path)
-		return sessionResult{SessionID: info.ID, Path: info.Path}, err
-	}))
+	s.Register("session/open", a.sessionOpen) // attach_proxy.go
 	s.Register("session/list", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Cwd              string `json:"cwd"`
 		All              bool   `json:"all"`
