@@ -83,6 +83,9 @@ func (l *link) Handler(method string, notification bool) HandlerFunc {
 		if err != nil {
 			return nil, err
 		}
+		if !notification && (method == "session/open" || method == "session/new") {
+			return l.switchSession(ctx, up, method, params)
+		}
 		if up == nil { // this process owns the session now
 			h := c.srv.handler(method)
 			if h == nil {
@@ -95,6 +98,47 @@ func (l *link) Handler(method string, notification bool) HandlerFunc {
 		}
 		return up.call(ctx, method, params)
 	}
+}
+
+// switchSession serves session/open and session/new of an attached
+// connection: opening the attached session again answers as the first
+// open did; another session detaches the connection from the owner and
+// opens it here (or attaches to its owner).
+func (l *link) switchSession(ctx context.Context, up *upstream, method string, params json.RawMessage) (any, error) {
+	c := l.c
+	if up != nil && method == "session/open" {
+		var p struct {
+			Path string `json:"path"`
+		}
+		if json.Unmarshal(params, &p) == nil && p.Path != "" && sameFile(p.Path, l.path) {
+			return l.attachedResult(ctx, up)
+		}
+	}
+	h := l.a.harness(c)
+	if h == nil {
+		return nil, &Error{Code: CodeServerNotInitialized, Message: "server not initialized"}
+	}
+	if up != nil {
+		l.a.closeProxy(c)
+		l.a.reconnectLocal(c, h)
+	}
+	return c.srv.handler(method)(ctx, c, params)
+}
+
+// attachedResult is the result of a session/open that attached.
+func (l *link) attachedResult(ctx context.Context, up *upstream) (any, error) {
+	var st struct {
+		SessionID string `json:"sessionId"`
+		Path      string `json:"path"`
+	}
+	res, err := up.call(ctx, "session/state", nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(res.(json.RawMessage), &st); err != nil {
+		return nil, &Error{Code: CodeInternalError, Message: "session/state of the owner: " + err.Error()}
+	}
+	return sessionResult{SessionID: st.SessionID, Path: st.Path, Attached: true, OwnerPID: up.ownerPID}, nil
 }
 
 // current is the upstream to forward to, waiting out a change of owner;
@@ -215,18 +259,7 @@ func (a *agent) sessionOpen(ctx context.Context, c *Client, raw json.RawMessage)
 		info := h.SessionInfo()
 		return sessionResult{SessionID: info.ID, Path: info.Path}, mapErr(err)
 	}
-	var st struct {
-		SessionID string `json:"sessionId"`
-		Path      string `json:"path"`
-	}
-	res, err := l.up.call(ctx, "session/state", nil)
-	if err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal(res.(json.RawMessage), &st); err != nil {
-		return nil, &Error{Code: CodeInternalError, Message: "session/state of the owner: " + err.Error()}
-	}
-	return sessionResult{SessionID: st.SessionID, Path: st.Path, Attached: true, OwnerPID: l.OwnerPID()}, nil
+	return l.attachedResult(ctx, l.up)
 }
 
 // detachLocal stops feeding the local harness's display and events to c:
