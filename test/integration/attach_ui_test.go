@@ -17,7 +17,7 @@ func (e *env) startNamed(name string, o startOpt) *server {
 	s := e.spawn(o)
 	params := map[string]any{
 		"processId": 0, "clientInfo": map[string]any{"name": name},
-		"rootUri": "file://" + s.cmd.Dir,
+		"rootUri":      "file://" + s.cmd.Dir,
 		"capabilities": map[string]any{"ui": map[string]any{"approvals": true, "questions": true, "planApproval": true}},
 	}
 	if o.initOpts != nil {
