@@ -1,0 +1,169 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pi-lsp/pi-lsp/internal/pitest"
+	"github.com/pi-lsp/pi-lsp/llm/llmtest"
+)
+
+type ownerNote struct {
+	PID         int    `json:"pid"`
+	Reason      string `json:"reason"`
+	Interrupted bool   `json:"interrupted"`
+}
+
+func ownerNotes(s *server) []ownerNote {
+	var out []ownerNote
+	for _, n := range s.Notifications("session/owner") {
+		var o ownerNote
+		_ = json.Unmarshal(n.Params, &o)
+		out = append(out, o)
+	}
+	return out
+}
+
+// lockHolders are the pids holding a flock on the file at path, from
+// /proc/locks (nil where there is none).
+func lockHolders(t *testing.T, path string) []int {
+	t.Helper()
+	data, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ino := fmt.Sprintf(":%d ", inodeOf(fi))
+	var pids []int
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[1] != "FLOCK" || !strings.Contains(f[5]+" ", ino) {
+			continue
+		}
+		var pid int
+		fmt.Sscan(f[4], &pid)
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// checkSessionFile asserts every line of the file is a JSON entry but
+// possibly the last, and that every entry id of kept is still there.
+func checkSessionFile(t *testing.T, path string, kept []string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	ids := map[string]bool{}
+	for i, l := range lines {
+		var e struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(l, &e); err != nil {
+			if i != len(lines)-1 {
+				t.Fatalf("line %d of %d is torn: %q", i+1, len(lines), l)
+			}
+			continue
+		}
+		ids[e.ID] = true
+	}
+	for _, id := range kept {
+		if !ids[id] {
+			t.Fatalf("entry %s was lost", id)
+		}
+	}
+}
+
+func entryIDs(t *testing.T, path string) []string {
+	var out []string
+	for _, e := range readSessionFile(t, path) {
+		if id, ok := e["id"].(string); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// The owner is killed with -9 in the middle of a run, ten times at random
+// moments: the attached process takes over, the next prompt works, the
+// file keeps every entry and is never written by two processes, and pi
+// opens it.
+func TestKillOwnerTakeover(t *testing.T) {
+	long := strings.Repeat("streaming word ", 60)
+	e := newEnv(t, []llmtest.Response{
+		{Match: "slow", Text: long, ChunkSize: 8, ChunkDelayMs: 5, Repeat: true},
+		{Text: "after the takeover", Repeat: true},
+	})
+	rt := runtimeDir(t)
+	owner := e.start(startOpt{extraEnv: rt})
+	owner.prompt("make a session")
+	owner.waitIdle()
+	path := owner.state().Path
+	interrupted := 0
+	for i := range 10 {
+		next := e.start(startOpt{extraEnv: rt, initOpts: map[string]any{"session": path}})
+		if pids := lockHolders(t, path); len(pids) > 1 {
+			t.Fatalf("round %d: %d lock holders %v", i, len(pids), pids)
+		}
+		kept := entryIDs(t, path)
+		next.prompt(fmt.Sprintf("slow %d", i))
+		time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
+		if err := owner.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		next.waitFor("the takeover", func() bool { return len(ownerNotes(next)) > 0 })
+		if o := ownerNotes(next)[0]; o.PID != next.cmd.Process.Pid || o.Reason != "takeover" {
+			t.Fatalf("round %d: session/owner %+v, want pid %d takeover", i, o, next.cmd.Process.Pid)
+		}
+		if ownerNotes(next)[0].Interrupted {
+			interrupted++
+		}
+		next.waitIdle()
+		if pids := lockHolders(t, path); len(pids) != 1 || pids[0] != next.cmd.Process.Pid {
+			t.Fatalf("round %d: lock holders %v, want only %d", i, pids, next.cmd.Process.Pid)
+		}
+		next.prompt(fmt.Sprintf("next prompt %d", i))
+		next.waitIdle()
+		if n := userMessages(t, path, fmt.Sprintf("next prompt %d", i)); n != 1 {
+			t.Fatalf("round %d: the next prompt is in the file %d times", i, n)
+		}
+		checkSessionFile(t, path, kept)
+		owner = next
+	}
+	t.Logf("%d of 10 takeovers reported the run as interrupted", interrupted)
+	owner.call("shutdown", nil, nil)
+	_ = owner.Notify("exit", nil)
+	waitExit(t, owner, 0)
+	checkSessionFile(t, path, nil)
+
+	t.Run("pi opens it", func(t *testing.T) {
+		pitest.Bin(t)
+		spec := llmtest.ModelSpec{ID: "m1", Name: "M1"}
+		pi := pitest.Start(t, piEnv(t, e, spec), e.workspace, "--session", path, "--provider", "fake", "--model", "m1")
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		if st := getPiState(ctx, t, pi); st.SessionFile != path || st.MessageCount == 0 {
+			t.Fatalf("pi opened %+v", st)
+		}
+	})
+}
+
+func inodeOf(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}
