@@ -167,3 +167,63 @@ func inodeOf(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// The owner's editor closes while two others are attached: the first
+// attached process takes the session over with the queue, the other
+// attaches to it, and a follow-up queued before the hand-over is delivered
+// after it.
+func TestCleanExitHandsOver(t *testing.T) {
+	long := strings.Repeat("streaming word ", 200)
+	e := newEnv(t, []llmtest.Response{
+		// The follow-up's request holds "slow run" too: its answer comes first.
+		{Match: "queued before", Text: "the follow-up was delivered"},
+		{Match: "slow", Text: long, ChunkSize: 8, ChunkDelayMs: 10, Repeat: true},
+		{Text: "hi", Repeat: true},
+	})
+	rt := runtimeDir(t)
+	owner := e.start(startOpt{extraEnv: rt})
+	owner.prompt("make a session")
+	owner.waitIdle()
+	path := owner.state().Path
+	succ := e.start(startOpt{extraEnv: rt, initOpts: map[string]any{"session": path}})
+	other := e.start(startOpt{extraEnv: rt, initOpts: map[string]any{"session": path}})
+
+	succ.prompt("slow run")
+	succ.waitFor("the run", func() bool { return succ.state().IsRunning })
+	succ.call("agent/followUp", map[string]any{"text": "queued before the hand-over"}, nil)
+	owner.call("shutdown", nil, nil)
+	_ = owner.Notify("exit", nil)
+	waitExit(t, owner, 0)
+
+	for _, s := range []*server{succ, other} {
+		s.waitFor("session/owner", func() bool { return len(ownerNotes(s)) > 0 })
+		if o := ownerNotes(s)[0]; o.PID != succ.cmd.Process.Pid || o.Reason != "handover" {
+			t.Fatalf("session/owner %+v, want pid %d handover", o, succ.cmd.Process.Pid)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(readFile(t, path), "the follow-up was delivered") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the follow-up was not delivered; the session:\n%s", readFile(t, path))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	succ.waitIdle()
+	if n := userMessages(t, path, "queued before the hand-over"); n != 1 {
+		t.Fatalf("the follow-up is in the file %d times, want 1", n)
+	}
+	if pids := lockHolders(t, path); len(pids) != 1 || pids[0] != succ.cmd.Process.Pid {
+		t.Fatalf("lock holders %v, want only %d", pids, succ.cmd.Process.Pid)
+	}
+	// The other one prompts into the new owner.
+	other.prompt("after the hand-over")
+	other.waitIdle()
+	if n := userMessages(t, path, "after the hand-over"); n != 1 {
+		t.Fatalf("the other's prompt is in the file %d times", n)
+	}
+	other.waitFor("the other's display", func() bool {
+		v, err := other.Display()
+		return err == nil && strings.Contains(mustJSON(v.State), "the follow-up was delivered")
+	})
+	checkSessionFile(t, path, nil)
+}
