@@ -36,6 +36,9 @@ type attachParams struct {
 	PID             int         `json:"pid"`
 	Path            string      `json:"path"` // the session file the attacher asked for
 	ClientInfo      *ClientInfo `json:"clientInfo,omitempty"`
+	// Follower is true for a terminal command (exec --session, attach)
+	// that cannot take the session over when the owner leaves.
+	Follower bool `json:"follower,omitempty"`
 }
 
 // attachResult answers $/pi-lsp/attach.
@@ -97,6 +100,8 @@ type sockConn struct {
 	hub  *hub
 	conn net.Conn
 	pid  int // the attached process
+	// follower: a terminal command that never takes the session over
+	follower bool
 }
 
 type sockConnKey struct{}
@@ -224,7 +229,7 @@ func (hb *hub) handOver(socks []*sockConn) {
 	// The order of attaching: the first still connected succeeds.
 	order := make([]*sockConn, 0, len(socks))
 	for _, c := range hb.clients {
-		if sc := hb.socks[c]; sc != nil {
+		if sc := hb.socks[c]; sc != nil && !sc.follower {
 			order = append(order, sc)
 		}
 	}
@@ -232,15 +237,14 @@ func (hb *hub) handOver(socks []*sockConn) {
 	if st == nil {
 		st = hb.leavingState()
 	}
-	if len(order) == 0 {
-		order = socks
-	}
-	st.Successor = order[0].pid
 	var succ *Client
 	hb.mu.Lock()
-	for c, sc := range hb.socks {
-		if sc == order[0] {
-			succ = c
+	if len(order) > 0 {
+		st.Successor = order[0].pid
+		for c, sc := range hb.socks {
+			if sc == order[0] {
+				succ = c
+			}
 		}
 	}
 	others := make([]*Client, 0, len(hb.socks))

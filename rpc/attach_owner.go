@@ -57,7 +57,7 @@ func (hb *hub) serveConn(nc net.Conn) {
 		return
 	}
 	_ = nc.SetDeadline(time.Time{})
-	sc := &sockConn{hub: hb, conn: nc, pid: p.PID}
+	sc := &sockConn{hub: hb, conn: nc, pid: p.PID, follower: p.Follower}
 	ctx := context.WithValue(hb.ctx, sockConnKey{}, sc)
 	_ = hb.srv.Serve(ctx, readCloser{br, nc}, nc)
 }
