@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"sync"
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
@@ -86,23 +85,21 @@ func fanOut[T any](ctx context.Context, hb *hub, method, kind, id string, ask fu
 	results := make(chan answer[T], len(clients))
 	cancels := make([]context.CancelFunc, len(clients))
 	recs := make([]*recorder, len(clients))
-	var wg sync.WaitGroup
 	for i, c := range clients {
 		cctx, cancel := context.WithCancel(ctx)
 		cancels[i] = cancel
 		recs[i] = &recorder{Client: c}
-		wg.Add(1)
 		go func(rec *recorder) {
-			defer wg.Done()
 			v, err := ask(cctx, clientUI{rec})
 			results <- answer[T]{v: v, err: err, rec: rec}
 		}(recs[i])
 	}
 	defer func() {
+		// The losers return once their cancel is sent; results is
+		// buffered, so none of them blocks.
 		for _, cancel := range cancels {
 			cancel()
 		}
-		go wg.Wait() // the losers return once their cancel is sent
 	}()
 	var lastErr error
 	noUI := 0

@@ -60,10 +60,10 @@ func TestExecSessionAndAttachCommand(t *testing.T) {
 	if err := follow.Start(); err != nil {
 		t.Fatal(err)
 	}
-	owner.waitFor("the follower", func() bool { return strings.Contains(ferr.String(), "attached to pid") })
-	if !strings.Contains(fout.String(), "make a session") {
-		t.Fatalf("pi-lsp attach did not print the transcript so far: %q", fout.String())
-	}
+	// It prints the transcript so far once attached.
+	owner.waitFor("the follower", func() bool {
+		return strings.Contains(ferr.String(), "attached to pid") && strings.Contains(fout.String(), "make a session")
+	})
 
 	out, err := e.command(rt, "exec", "--session", path, "from exec").CombinedOutput()
 	if err != nil {
