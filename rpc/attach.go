@@ -52,12 +52,11 @@ type attachResult struct {
 // leaves cleanly to every attached process. The successor takes the lock;
 // the others wait for it and attach.
 type handoverParams struct {
-	Successor    int      `json:"successor"` // the pid of the process that takes over
-	Path         string   `json:"path"`
-	Steering     []string `json:"steering,omitempty"`
-	FollowUp     []string `json:"followUp,omitempty"`
-	Interrupted  bool     `json:"interrupted,omitempty"` // a run was going and was stopped
-	DisplayState int64    `json:"displayVersion,omitempty"`
+	Successor   int      `json:"successor"` // the pid of the process that takes over
+	Path        string   `json:"path"`
+	Steering    []string `json:"steering,omitempty"`
+	FollowUp    []string `json:"followUp,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"` // a run was going and was stopped
 }
 
 // attachState is what one process's agent knows about attaching: the hubs
@@ -67,10 +66,30 @@ type attachState struct {
 	mu    sync.Mutex
 	hubs  map[*harness.Harness]*hub
 	links map[*Client]*link
+	after map[*Client]int64 // display versions a connection's next scheduler continues
 }
 
 func newAttachState() *attachState {
-	return &attachState{hubs: map[*harness.Harness]*hub{}, links: map[*Client]*link{}}
+	return &attachState{hubs: map[*harness.Harness]*hub{}, links: map[*Client]*link{}, after: map[*Client]int64{}}
+}
+
+// takeDisplayAfter is the display version c's next scheduler continues
+// after (0: start at 1), once.
+func (a *agent) takeDisplayAfter(c *Client) int64 {
+	a.att.mu.Lock()
+	defer a.att.mu.Unlock()
+	v := a.att.after[c]
+	delete(a.att.after, c)
+	return v
+}
+
+func (a *agent) setDisplayAfter(c *Client, v int64) {
+	if v <= 0 {
+		return
+	}
+	a.att.mu.Lock()
+	a.att.after[c] = v
+	a.att.mu.Unlock()
 }
 
 // hub is one owned harness and every connection that shares it: the

@@ -109,6 +109,9 @@ func (a *agent) initShared(ctx context.Context, c *Client, p InitializeParams, s
 	hb.mu.Lock()
 	hb.socks[c] = sc
 	hb.mu.Unlock()
+	if opts, err := p.Options(); err == nil {
+		a.setDisplayAfter(c, opts.DisplayVersion)
+	}
 	return a.connect(ctx, c, p, hb.h, true)
 }
 

@@ -46,6 +46,7 @@ type link struct {
 	owned     bool          // this process took the session over: the local handlers serve
 	failed    error         // the switch failed
 	closed    bool
+	version   int64 // the last display/state version forwarded to the editor
 }
 
 func (a *agent) proxyOf(c *Client) Proxy {
@@ -374,6 +375,11 @@ func dialOwner(ctx context.Context, l *link) (*upstream, error) {
 	ip := l.p
 	ip.ProcessID = 0
 	ip.InitializationOptions = nil
+	l.mu.Lock()
+	if l.version > 0 {
+		ip.InitializationOptions, _ = json.Marshal(InitOptions{DisplayVersion: l.version})
+	}
+	l.mu.Unlock()
 	ip.Capabilities.HarnessEvents = true // the link follows the owner's runs
 	ictx, icancel := context.WithTimeout(ctx, 10*time.Second)
 	defer icancel()

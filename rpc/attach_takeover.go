@@ -110,6 +110,9 @@ func (l *link) becomeOwner(h *harness.Harness, hand *handoverParams, reason stri
 	a.att.mu.Lock()
 	delete(a.att.links, c)
 	a.att.mu.Unlock()
+	l.mu.Lock()
+	a.setDisplayAfter(c, l.version)
+	l.mu.Unlock()
 	if err := a.connect(c.ctx, c, l.p, h, false); err != nil {
 		a.logWarn("taking the session over", err)
 	}

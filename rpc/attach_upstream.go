@@ -69,6 +69,9 @@ func (u *upstream) start() {
 				if err := c.Notify(n.method, params); err != nil {
 					return
 				}
+				if n.method == "display/state" {
+					u.l.sawVersion(n.params)
+				}
 			}
 			if !open {
 				return
@@ -201,6 +204,19 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		return nil, toWire(err)
 	}
 	return res, nil
+}
+
+// sawVersion records the version of a display/state frame the editor was
+// sent: the next owner's frames continue after it.
+func (l *link) sawVersion(params json.RawMessage) {
+	var f struct {
+		Version int64 `json:"version"`
+	}
+	if json.Unmarshal(params, &f) == nil {
+		l.mu.Lock()
+		l.version = f.Version
+		l.mu.Unlock()
+	}
 }
 
 func (u *upstream) setRunning(v bool) {

@@ -52,6 +52,9 @@ type InitOptions struct {
 	Model    string `json:"model,omitempty"`    // provider/id, overrides --model
 	Session  string `json:"session,omitempty"`  // "new" (default), "continue", or a session file path
 	LogLevel string `json:"logLevel,omitempty"` // error|warn|info|debug: send window/logMessage at or above it
+	// DisplayVersion is set by an attaching pi-lsp (over a session's
+	// socket): the display version its editor holds, which frames continue.
+	DisplayVersion int64 `json:"displayVersion,omitempty"`
 }
 
 // Options decodes the initializationOptions (zero when absent).

@@ -234,7 +234,7 @@ func (a *agent) connect(ctx context.Context, c *Client, p InitializeParams, h *h
 		r.Apply(harness.Event{Type: harness.EvNotice, Notice: n})
 		c.Log(slog.LevelWarn, n)
 	}
-	c.AttachDisplay(r)
+	c.attachDisplay(r, a.takeDisplayAfter(c))
 	c.AttachEvents(h)
 	logMCPDiagnostics(c, h)
 	return nil

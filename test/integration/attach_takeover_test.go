@@ -191,6 +191,16 @@ func TestCleanExitHandsOver(t *testing.T) {
 	succ.prompt("slow run")
 	succ.waitFor("the run", func() bool { return succ.state().IsRunning })
 	succ.call("agent/followUp", map[string]any{"text": "queued before the hand-over"}, nil)
+	versions := map[*server]int64{}
+	frames := map[*server]int{}
+	for _, s := range []*server{succ, other} {
+		v, err := s.Display()
+		if err != nil || v.Version == 0 {
+			t.Fatalf("display before the hand-over: %+v %v", v, err)
+		}
+		versions[s] = v.Version
+		frames[s] = len(s.Notifications("display/state")) // any later frame is newer than versions[s]
+	}
 	owner.call("shutdown", nil, nil)
 	_ = owner.Notify("exit", nil)
 	waitExit(t, owner, 0)
@@ -226,4 +236,21 @@ func TestCleanExitHandsOver(t *testing.T) {
 		return err == nil && strings.Contains(mustJSON(v.State), "the follow-up was delivered")
 	})
 	checkSessionFile(t, path, nil)
+	// The display versions went on from where each editor was, without a
+	// gap, through the change of owner.
+	for _, s := range []*server{succ, other} {
+		v, err := s.Display()
+		if err != nil || v.Stale || v.Gaps != 0 || v.Version <= versions[s] {
+			t.Fatalf("display after the hand-over: version %d (before %d), gaps %d, stale %v, %v", v.Version, versions[s], v.Gaps, v.Stale, err)
+		}
+		for _, n := range s.Notifications("display/state")[frames[s]:] {
+			var f struct {
+				Version int64 `json:"version"`
+			}
+			_ = json.Unmarshal(n.Params, &f)
+			if f.Version <= versions[s] {
+				t.Fatalf("a display frame after the hand-over has version %d, not after %d", f.Version, versions[s])
+			}
+		}
+	}
 }
