@@ -168,3 +168,13 @@ func outcome(kind string, raw json.RawMessage) json.RawMessage {
 	}
 	return raw
 }
+
+var _ harness.ReviewUI = (*hub)(nil)
+
+// RequestReview is RequestApproval with the whole answer (content,
+// feedback), asked of every client.
+func (hb *hub) RequestReview(ctx context.Context, req harness.ApprovalRequest) (harness.ApprovalReply, error) {
+	return fanOut(ctx, hb, "ui/requestApproval", "approval", req.ToolCallID, func(ctx context.Context, u clientUI) (harness.ApprovalReply, error) {
+		return u.RequestReview(ctx, req)
+	})
+}

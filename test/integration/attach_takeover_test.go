@@ -254,3 +254,51 @@ func TestCleanExitHandsOver(t *testing.T) {
 		}
 	}
 }
+
+// An owner killed with nobody attached leaves its socket behind: the next
+// opener finds it refused and the lock free, removes it, opens the session
+// itself and serves a socket of its own.
+func TestStaleSocketIsReplaced(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{{Text: "hi", Repeat: true}})
+	rt := runtimeDir(t)
+	owner := e.start(startOpt{extraEnv: rt})
+	owner.prompt("make a session")
+	owner.waitIdle()
+	path := owner.state().Path
+	sock := socketFile(t, rt, path)
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("the owner serves no socket: %v", err)
+	}
+	if err := owner.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = owner.cmd.Wait()
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("the killed owner's socket is gone already (%v): nothing stale to test", err)
+	}
+	next := e.start(startOpt{extraEnv: rt, initOpts: map[string]any{"session": path}})
+	if strings.Contains(string(next.init), `"attached"`) {
+		t.Fatalf("attached to a dead owner: %s", next.init)
+	}
+	if pids := lockHolders(t, path); len(pids) != 1 || pids[0] != next.cmd.Process.Pid {
+		t.Fatalf("lock holders %v, want %d", pids, next.cmd.Process.Pid)
+	}
+	// Its own socket answers: a third opener attaches to it.
+	third := e.start(startOpt{extraEnv: rt})
+	var res openResult
+	third.call("session/open", map[string]any{"path": path}, &res)
+	if !res.Attached || res.OwnerPID != next.cmd.Process.Pid {
+		t.Fatalf("third: %+v, want attached to %d", res, next.cmd.Process.Pid)
+	}
+}
+
+// socketFile is the session's socket path under the runtime dir of rt.
+func socketFile(t *testing.T, rt []string, path string) string {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := fi.Sys().(*syscall.Stat_t)
+	return fmt.Sprintf("%s/pi-lsp/%d-%d.sock", strings.TrimPrefix(rt[0], "XDG_RUNTIME_DIR="), uint64(st.Dev), st.Ino)
+}
