@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -266,8 +267,13 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	owner.waitIdle()
 	path := owner.state().Path
 	sock := socketFile(t, rt, path)
-	if _, err := os.Stat(sock); err != nil {
+	fi, err := os.Stat(sock)
+	if err != nil {
 		t.Fatalf("the owner serves no socket: %v", err)
+	}
+	di, err := os.Stat(filepath.Dir(sock))
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode()&os.ModeSocket == 0 || di.Mode().Perm() != 0o700 {
+		t.Fatalf("socket mode %v, directory %v (%v); want a 0600 socket in a 0700 directory", fi.Mode(), di.Mode(), err)
 	}
 	if err := owner.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
