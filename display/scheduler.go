@@ -23,6 +23,10 @@ type SchedulerOptions struct {
 	Debounce time.Duration // flush once updates pause this long (250 ms)
 	Cap      time.Duration // flush at the latest this long after the first pending update (500 ms)
 	MaxQueue int           // frames waiting for a slow writer before they collapse into one full state (64)
+	// AfterVersion is the version the client already holds from another
+	// scheduler (a session handed over to a new owner): frame versions
+	// continue after it instead of starting at 1.
+	AfterVersion int64
 }
 
 // Frame is one display/state notification (protocol.DisplayFrame): exactly
@@ -65,7 +69,7 @@ type pendingOp struct {
 }
 
 // NewScheduler attaches a scheduler for one client to r. Its first frame is
-// the full state (version 1).
+// the full state (version 1, or AfterVersion+1).
 func NewScheduler(r *Reducer, opts SchedulerOptions) *Scheduler {
 	s := &Scheduler{
 		r:        r,
@@ -73,6 +77,7 @@ func NewScheduler(r *Reducer, opts SchedulerOptions) *Scheduler {
 		debounce: opts.Debounce,
 		cap:      opts.Cap,
 		maxQueue: opts.MaxQueue,
+		version:  opts.AfterVersion,
 		wake:     make(chan struct{}, 1),
 	}
 	if s.clock == nil {

@@ -44,12 +44,19 @@ type InitOptions struct {
 	Model    string `json:"model,omitempty"`    // provider/id, overrides --model
 	Session  string `json:"session,omitempty"`  // "new" (default), "continue", or a session file path
 	LogLevel string `json:"logLevel,omitempty"` // error|warn|info|debug: send window/logMessage at or above it
+	// DisplayVersion is set by an attaching pi-lsp (over a session's
+	// socket): the display version its editor holds, which frames continue.
+	DisplayVersion int64 `json:"displayVersion,omitempty"`
 }
 
 // InitializeResult is the result of initialize.
 type InitializeResult struct {
 	ServerInfo   ServerInfo         `json:"serverInfo"`
 	Capabilities ServerCapabilities `json:"capabilities"`
+	// Attached is true when initializationOptions.session named a session
+	// another pi-lsp process owns: this connection is attached to it.
+	Attached bool `json:"attached,omitempty"`
+	OwnerPID int  `json:"ownerPid,omitempty"`
 }
 
 // ServerInfo names the server.

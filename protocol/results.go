@@ -10,6 +10,8 @@ type SessionResult struct {
 	SessionID  string `json:"sessionId"`
 	Path       string `json:"path"`
 	EditorText string `json:"editorText,omitempty"` // session/fork: the forked message's text
+	Attached   bool   `json:"attached,omitempty"`   // session/open of a session another process owns
+	OwnerPID   int    `json:"ownerPid,omitempty"`
 }
 
 // SessionListItem is one session of session/list: the stored info plus a

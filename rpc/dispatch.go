@@ -39,6 +39,9 @@ func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return c.shutdown(ctx)
 	}
 	h := c.srv.handler(method)
+	if p := c.proxy(); p != nil {
+		h = p.Handler(method, false)
+	}
 	if h == nil {
 		return nil, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", method)}
 	}
@@ -153,6 +156,9 @@ func (c *Client) notification(method string, params json.RawMessage) {
 		return // LSP: notifications before initialize (or after shutdown) are dropped
 	}
 	h := c.srv.handler(method)
+	if p := c.proxy(); p != nil {
+		h = p.Handler(method, true)
+	}
 	if h == nil {
 		if !strings.HasPrefix(method, "$/") {
 			c.Log(slog.LevelWarn, "ignored unknown notification "+method)

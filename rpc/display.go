@@ -26,8 +26,11 @@ const maxQueuedEvents = 4096
 // frames as display/state notifications once the client has the initialize
 // result: first the full state, then versioned ops. A later call replaces
 // the earlier scheduler. May be called from OnInitialize.
-func (c *Client) AttachDisplay(r *display.Reducer) {
-	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: c.srv.opts.DisplayClock})
+func (c *Client) AttachDisplay(r *display.Reducer) { c.attachDisplay(r, 0) }
+
+// attachDisplay is AttachDisplay with versions continuing after after.
+func (c *Client) attachDisplay(r *display.Reducer, after int64) {
+	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: c.srv.opts.DisplayClock, AfterVersion: after})
 	c.mu.Lock()
 	old := c.display
 	c.display = sched

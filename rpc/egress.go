@@ -52,12 +52,16 @@ func egress(m Masker, msg jsonrpc2.Message) ([]byte, error) {
 
 // exemptPath says which string values of msg are sent as they are, because
 // masking them would corrupt data rather than hide it: the content of a file
-// the editor is asked to write (fs/writeTextFile). The internal method that
-// hands a session to another pi-lsp process will be the other exemption.
+// the editor is asked to write (fs/writeTextFile), and the queue an owner
+// hands to the pi-lsp process that takes its session over ($/pi-lsp/handover,
+// sent only on a session's socket, never to an editor: attach.go).
 //
 // The connection hands the stream its own unexported message types, so the
 // method is read back from the encoded body, and only when the body names it.
 func exemptPath(body []byte) func(path []string) bool {
+	if bytes.Contains(body, []byte(`"`+methodHandover+`"`)) {
+		return exemptHandover(body)
+	}
 	if !bytes.Contains(body, []byte(`"fs/writeTextFile"`)) {
 		return nil
 	}
@@ -68,4 +72,14 @@ func exemptPath(body []byte) func(path []string) bool {
 	return func(path []string) bool {
 		return len(path) == 2 && path[0] == "params" && path[1] == "content"
 	}
+}
+
+// exemptHandover keeps the params of a $/pi-lsp/handover notification: the
+// queued messages must reach the next owner as the user typed them.
+func exemptHandover(body []byte) func(path []string) bool {
+	msg, err := jsonrpc2.DecodeMessage(body)
+	if note, ok := msg.(*jsonrpc2.Notification); err != nil || !ok || note.Method() != methodHandover {
+		return nil
+	}
+	return func(path []string) bool { return len(path) >= 1 && path[0] == "params" }
 }

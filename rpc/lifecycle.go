@@ -112,6 +112,9 @@ func (c *Client) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		Capabilities: ServerCapabilities{Methods: c.srv.Methods()},
 	}
 	res.Capabilities.DisplayState.Diffs = true
+	if p := c.proxy(); p != nil {
+		res.Attached, res.OwnerPID = true, p.OwnerPID()
+	}
 	return res, nil
 }
 

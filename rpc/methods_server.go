@@ -50,6 +50,7 @@ type agent struct {
 	opts  AgentOptions
 	mu    sync.Mutex
 	conns map[*Client]*attachment
+	att   *attachState // the sessions this process serves to others, and the ones it is attached to
 }
 
 // attachment is what one connection's initialize set up: the harness and
@@ -58,18 +59,21 @@ type attachment struct {
 	h      *harness.Harness
 	unsub  func()
 	cancel context.CancelFunc
+	shared bool // an attached connection: the harness belongs to another connection
 }
 
 // NewAgentServer returns a Server serving every method of docs/protocol.md
 // over a harness that it builds at initialize.
 func NewAgentServer(o AgentOptions) *Server {
-	a := &agent{opts: o, conns: map[*Client]*attachment{}}
+	a := &agent{opts: o, conns: map[*Client]*attachment{}, att: newAttachState()}
 	s := NewServer(Options{
+		Proxy:  a.proxyOf,
 		Masker: o.Masker,
 		Name:   o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
 		OnInitialize: a.initialize,
 		OnShutdown: func(ctx context.Context, c *Client) error {
 			if h := a.harness(c); h != nil {
+				a.beforeShutdown(c)
 				h.Abort()
 			}
 			return nil
@@ -96,20 +100,29 @@ func (a *agent) close(c *Client) {
 	at := a.conns[c]
 	delete(a.conns, c)
 	a.mu.Unlock()
+	a.closeProxy(c)
 	if at == nil {
 		return
 	}
 	at.cancel()
 	at.unsub()
+	keep, after := a.leaveHub(c, at)
+	if keep {
+		return
+	}
 	if err := at.h.Close(); err != nil && a.opts.Logger != nil {
 		a.opts.Logger.Warn("closing harness", "err", err)
 	}
+	after()
 }
 
 func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) error {
 	opts, err := p.Options()
 	if err != nil {
 		return err
+	}
+	if sc := sockConnFrom(ctx); sc != nil {
+		return a.initShared(ctx, c, p, sc)
 	}
 	var buffers env.BufferReader
 	if p.Capabilities.FS.ReadTextFile {
@@ -138,9 +151,12 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	switch opts.Session {
 	case "", "new":
 	case "continue":
-		_, err = h.ContinueRecent(ctx)
+		err = a.continueRecent(ctx, h)
 	default:
 		_, err = h.OpenSession(ctx, opts.Session)
+	}
+	if locked := lockedBy(err); locked != nil {
+		return a.attachAtInit(ctx, c, p, h, locked)
 	}
 	if err != nil {
 		if cerr := h.Close(); cerr != nil && a.opts.Logger != nil {
@@ -148,7 +164,13 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 		}
 		return mapErr(err)
 	}
+	return a.connect(ctx, c, p, h, false)
+}
 
+// connect feeds h's events to c: its own display reducer and scheduler,
+// progress and harness/event, and c's share of the questions h asks.
+// shared is true for a connection attached over the session's socket.
+func (a *agent) connect(ctx context.Context, c *Client, p InitializeParams, h *harness.Harness, shared bool) error {
 	// The display's input is the harness's events and only them: Attach
 	// hands it the current state as events (the session with its recent
 	// history, mode, model, usage, notices), then the live stream.
@@ -165,9 +187,9 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 		r.Apply(ev)
 	})
 	a.mu.Lock()
-	a.conns[c] = &attachment{h: h, unsub: unsub, cancel: cancel}
+	a.conns[c] = &attachment{h: h, unsub: unsub, cancel: cancel, shared: shared}
 	a.mu.Unlock()
-	h.SetUI(clientUI{c})
+	a.joinHub(c, h, shared)
 	if p.ProcessID > 0 {
 		// The editor died without closing our stdin: stop serving (the run
 		// and its process groups are killed on disconnect).
@@ -176,11 +198,13 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 			c.cancel()
 		})
 	}
-	if err := h.WatchSkills(wctx); err != nil && a.opts.Logger != nil {
-		a.opts.Logger.Warn("watching skills", "err", err)
+	if !shared { // an attached connection shares the owner's watch
+		if err := h.WatchSkills(wctx); err != nil && a.opts.Logger != nil {
+			a.opts.Logger.Warn("watching skills", "err", err)
+		}
 	}
 
-	c.AttachDisplay(r)
+	c.attachDisplay(r, a.takeDisplayAfter(c))
 	c.AttachEvents(h)
 	logMCPDiagnostics(c, h)
 	return nil
@@ -236,7 +260,7 @@ func (p *progressForwarder) add(ev harness.Event) { p.q.add(ev) }
 
 // clientUI asks the client through server→client requests, when it
 // declared it can answer them.
-type clientUI struct{ c *Client }
+type clientUI struct{ c uiCaller }
 
 // call is Client.Call, with a capability the client did not declare
 // reported as tools.ErrNoUI (the harness then falls back by policy).

@@ -44,15 +44,7 @@ func (a *agent) register(s *Server) {
 		info, err := h.NewSession(ctx, p.Cwd)
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
-	s.Register("session/open", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Path string `json:"path"`
-	}) (any, error) {
-		if p.Path == "" {
-			return nil, ErrInvalidParams(`"path" is required`)
-		}
-		info, err := h.OpenSession(ctx, p.Path)
-		return sessionResult{SessionID: info.ID, Path: info.Path}, err
-	}))
+	s.Register("session/open", a.sessionOpen) // attach_proxy.go
 	s.Register("session/list", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Cwd              string `json:"cwd"`
 		All              bool   `json:"all"`

@@ -48,6 +48,11 @@ type Options struct {
 	// Masker masks secrets in every outgoing message (see egress); nil
 	// masks what tools.NewRedactor finds in the process's environment.
 	Masker Masker
+
+	// Proxy, when it returns non-nil for c, serves c's requests and
+	// notifications after initialize instead of the method table: c is
+	// attached to a session another process owns (attach_proxy.go).
+	Proxy func(c *Client) Proxy
 }
 
 // Server is the method table and options shared by every connection.

@@ -24,6 +24,7 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c common
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print one harness event per line")
+	sessionPath := fs.String("session", "", "run in this session file (attaching to the pi-lsp that has it open, if any)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -54,7 +55,7 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// stdout and stderr are where exec's data leaves the process, as the
 	// wire is for serve: the same masking applies (docs/protocol.md).
 	red := tools.NewRedactor(os.Environ())
-	h.Subscribe(func(ev harness.Event) {
+	show := func(ev harness.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch ev.Type {
@@ -104,7 +105,20 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stdout)
 			}
 		}
-	})
+	}
+	if *sessionPath != "" {
+		attached, err := openOrAttach(ctx, h, *sessionPath, prompt, show, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
+			return 1
+		}
+		if attached {
+			mu.Lock()
+			defer mu.Unlock()
+			return exitCode(aborted, failed)
+		}
+	}
+	h.Subscribe(show)
 	if _, err := h.Prompt(ctx, prompt, harness.PromptOptions{}); err != nil {
 		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
 		return 1
@@ -125,6 +139,10 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	return exitCode(aborted, failed)
+}
+
+func exitCode(aborted, failed bool) int {
 	switch {
 	case aborted:
 		return 130

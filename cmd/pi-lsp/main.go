@@ -1,5 +1,5 @@
 // Command pi-lsp is a coding-agent harness served to editors over JSON-RPC
-// on stdio. Subcommands: serve (the default), acp, exec, sessions, version.
+// on stdio. Subcommands: serve (the default), acp, exec, attach, sessions, version.
 //
 // main only parses flags and wires packages together.
 package main
@@ -32,6 +32,7 @@ Usage:
   pi-lsp [serve] [flags]            serve the native protocol (LSP-framed JSON-RPC) on stdio
   pi-lsp acp [flags]                serve the Agent Client Protocol (NDJSON) on stdio (Zed, JetBrains, Emacs)
   pi-lsp exec [flags] "prompt"      one headless run in the current directory
+  pi-lsp attach SESSION_FILE        follow a live session in the terminal, read-only
   pi-lsp sessions list|show|fork    inspect sessions
   pi-lsp version
 
@@ -46,6 +47,7 @@ Flags (serve, acp, exec):
   --sandbox MODE         sandbox of commands: workspace-write (default) | read-only | off
 exec only:
   --json                 print one harness event per line instead of text
+  --session FILE         run in this session file; if another pi-lsp has it open, run in that process
 `
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -62,6 +64,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runACP(ctx, args, stdin, stdout, stderr)
 	case "exec":
 		return runExec(ctx, args, stdout, stderr)
+	case "attach":
+		return runAttach(ctx, args, stdout, stderr)
 	case "sessions":
 		return RunSessions(ctx, args, stdout, stderr)
 	case "version", "--version":

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -19,11 +20,14 @@ func rpcCode(err error) int {
 	return 0
 }
 
-// A symlinked path (and a hard link) to a session another pi-lsp holds gets
-// -32004; a file that is not a session gets -32006 and no lock file.
+// A symlinked path (and a hard link) to a session another pi-lsp owns
+// finds the same owner: the opener attaches to it (the socket is named by
+// device and inode, like the lock). A file that is not a session gets
+// -32006 and no lock file.
 func TestSessionLockByInodeOverTheWire(t *testing.T) {
 	e := newEnv(t, []llmtest.Response{{Text: "hi", Repeat: true}})
-	s1 := e.start(startOpt{})
+	rt := runtimeDir(t)
+	s1 := e.start(startOpt{extraEnv: rt})
 	s1.prompt("make a session")
 	s1.waitIdle()
 	path := s1.state().Path
@@ -35,45 +39,56 @@ func TestSessionLockByInodeOverTheWire(t *testing.T) {
 	if err := os.Link(path, hard); err != nil {
 		t.Fatal(err)
 	}
-	s2 := e.start(startOpt{})
 	for _, p := range []string{path, link, hard} {
-		if err := s2.try("session/open", map[string]any{"path": p}, nil); rpcCode(err) != -32004 {
-			t.Fatalf("open %s: %v (code %d), want -32004", p, err, rpcCode(err))
+		s2 := e.start(startOpt{extraEnv: rt})
+		var res openResult
+		s2.call("session/open", map[string]any{"path": p}, &res)
+		if !res.Attached || res.OwnerPID != s1.cmd.Process.Pid {
+			t.Fatalf("open %s: %+v, want attached to pid %d", p, res, s1.cmd.Process.Pid)
 		}
-	}
-	notSession := filepath.Join(e.workspace, "notes.jsonl")
-	writeFile(t, notSession, "just some text\n")
-	if err := s2.try("session/open", map[string]any{"path": notSession}, nil); rpcCode(err) != -32006 {
-		t.Fatalf("not a session: %v, want -32006", err)
-	}
-	if _, err := os.Stat(notSession + ".lock"); err == nil {
-		t.Fatal("a lock file was created beside a file that is not a session")
+		// Opening it again by another of its paths answers the same.
+		s2.call("session/open", map[string]any{"path": path}, &res)
+		if !res.Attached {
+			t.Fatalf("open again: %+v", res)
+		}
+		notSession := filepath.Join(e.workspace, "notes.jsonl")
+		writeFile(t, notSession, "just some text\n")
+		if err := s2.try("session/open", map[string]any{"path": notSession}, nil); rpcCode(err) != -32006 {
+			t.Fatalf("not a session: %v, want -32006", err)
+		}
+		if _, err := os.Stat(notSession + ".lock"); err == nil {
+			t.Fatal("a lock file was created beside a file that is not a session")
+		}
 	}
 }
 
-// A locked initializationOptions.session "continue" starts a new session,
-// with a notice.
-func TestLockedContinueFallsBack(t *testing.T) {
+// A locked initializationOptions.session "continue" attaches to the owner
+// of the newest session, and initialize says so.
+func TestLockedContinueAttaches(t *testing.T) {
 	e := newEnv(t, []llmtest.Response{{Text: "hi", Repeat: true}})
-	s1 := e.start(startOpt{})
+	rt := runtimeDir(t)
+	s1 := e.start(startOpt{extraEnv: rt})
 	s1.prompt("first")
 	s1.waitIdle()
 	first := s1.state().Path
-	s2 := e.start(startOpt{initOpts: map[string]any{"session": "continue", "logLevel": "warn"}})
-	st := s2.state()
-	if st.Path == "" || st.Path == first {
-		t.Fatalf("continue: path %q (locked one %q)", st.Path, first)
+	s2 := e.start(startOpt{extraEnv: rt, initOpts: map[string]any{"session": "continue", "logLevel": "warn"}})
+	var init struct {
+		Attached bool `json:"attached"`
+		OwnerPID int  `json:"ownerPid"`
 	}
-	logs := ""
-	for _, m := range s2.Notifications("window/logMessage") {
-		logs += string(m.Params)
+	if err := json.Unmarshal(s2.init, &init); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(logs, "open in another pi-lsp") {
-		t.Fatalf("no notice: %s", logs)
+	if !init.Attached || init.OwnerPID != s1.cmd.Process.Pid {
+		t.Fatalf("initialize: %s, want attached to pid %d", s2.init, s1.cmd.Process.Pid)
 	}
-	// The display frame follows within the scheduler's window.
-	s2.waitFor("the notice in the display", func() bool {
-		return strings.Contains(strings.Join(displayTexts(s2), ""), "new session was started")
+	if st := s2.state(); st.Path != first {
+		t.Fatalf("continue: path %q, want the locked one %q", st.Path, first)
+	}
+	// The attached client gets the owner's display: the first prompt is in it.
+	s2.waitFor("the owner's display", func() bool {
+		v, err := s2.Display()
+		return err == nil && strings.Contains(mustJSON(v.State), "first")
 	})
 }
 

@@ -301,6 +301,7 @@ func TestProtocolDocMethodsAreServed(t *testing.T) {
 	}
 	serverSide := map[string]bool{"display/state": true, "harness/event": true, "$/progress": true, "window/logMessage": true, "skills/changed": true,
 		"ui/requestApproval": true, "ui/askQuestion": true, "ui/approvePlan": true, "fs/readTextFile": true, "fs/writeTextFile": true,
+		"ui/resolved": true, "session/owner": true,
 		"initialize": true, "initialized": true, "shutdown": true, "exit": true}
 	for _, m := range documented {
 		if !serverSide[m] && !slices.Contains(res.Capabilities.Methods, m) {

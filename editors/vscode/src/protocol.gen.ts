@@ -476,6 +476,7 @@ export interface InitOptions {
   model?: string;
   session?: string;
   logLevel?: string;
+  displayVersion?: number;
 }
 
 /** InitializeParams are the params of initialize. */
@@ -491,6 +492,8 @@ export interface InitializeParams {
 export interface InitializeResult {
   serverInfo: ServerInfo;
   capabilities: ServerCapabilities;
+  attached?: boolean;
+  ownerPid?: number;
 }
 
 /** Item is one entry of the transcript. On the wire it is one of the
@@ -745,6 +748,14 @@ export interface NavigateResult {
  * modified; its Value is a copy the receiver may keep. */
 export type Op = [OpCode, PathElem[], unknown] | ['d', PathElem[]];
 
+/** OwnerParams are the params of the session/owner notification: the
+ * process that owns (writes) the session changed. */
+export interface OwnerParams {
+  pid: number;
+  reason: string;
+  interrupted?: boolean;
+}
+
 /** PathGrant is one per-path grant, in permissions/get's grants.paths. */
 export interface PathGrant {
   path: string;
@@ -850,6 +861,15 @@ export interface ReadTextFileResult {
   text: string;
 }
 
+/** ResolvedParams are the params of the ui/resolved notification: a question
+ * this client was asked was answered by another client. */
+export interface ResolvedParams {
+  requestId: string;
+  kind: string;
+  outcome: unknown;
+  by: string;
+}
+
 /** Retry describes a provider retry in progress. */
 export interface Retry {
   attempt: number;
@@ -928,6 +948,8 @@ export interface SessionResult {
   sessionId: string;
   path: string;
   editorText?: string;
+  attached?: boolean;
+  ownerPid?: number;
 }
 
 /** SessionStateResult is the result of session/state. */

@@ -105,27 +105,13 @@ export interface PlanReply {
 // --- attach (issue 17): two clients on one session --------------------------------------------
 
 /** Fields of the `initialize` and `session/open` results when another pi-lsp process owns the session. */
-export interface AttachInfo {
-  attached?: boolean;
-  ownerPid?: number;
-}
+export type AttachInfo = Pick<gen.InitializeResult, 'attached' | 'ownerPid'>;
 
-/** Notification `ui/resolved`: another client answered a prompt first. */
-export interface UiResolved {
-  /** The approval's toolCallId, or the question's or plan's id. */
-  requestId: string;
-  kind: 'approval' | 'question' | 'plan';
-  /** The decision or answer, as the answering client sent it. */
-  outcome: unknown;
-  /** The answering client's clientInfo.name. */
-  by: string;
-}
+/** Notification `ui/resolved`: another client answered a prompt first (kind: approval | question | plan). */
+export type UiResolved = gen.ResolvedParams;
 
-/** Notification `session/owner`: the session's owner changed. */
-export interface SessionOwner {
-  pid: number;
-  reason: 'handover' | 'takeover';
-}
+/** Notification `session/owner`: the session's owner changed (reason: handover | takeover). */
+export type SessionOwner = gen.OwnerParams;
 
 export interface SessionInfo {
   id: string;

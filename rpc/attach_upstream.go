@@ -1,0 +1,272 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/pi-lsp/pi-lsp/harness"
+)
+
+// upstream is one connection from an attached process to the owner: the
+// editor's requests go up it, and what the owner sends comes down to the
+// editor (notifications in order, server→client requests answered by the
+// editor). Ids are each connection's own: jsonrpc2 maps them both ways.
+type upstream struct {
+	l        *link
+	nc       net.Conn
+	st       *stream
+	conn     jsonrpc2.Conn
+	ownerPID int
+	out      *noteQueue
+
+	ctx    context.Context // ends with the connection
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	calls    map[string]context.CancelFunc // the owner's requests in flight, by id
+	handover *handoverParams
+	running  bool // a run of the owner's is going
+	closing  bool // this side closes: not a lost owner
+}
+
+// noMask passes messages to the owner as they are: masking is for what
+// leaves toward an editor, and the owner masks what it sends.
+type noMask struct{}
+
+func (noMask) RedactJSON(doc []byte, _ func([]string) bool) ([]byte, error) { return doc, nil }
+
+func newUpstream(l *link, nc net.Conn, br *bufio.Reader, ownerPID int) *upstream {
+	ctx, cancel := context.WithCancel(context.Background())
+	st := newStream(readCloser{br, nc}, nc, DefaultMaxFrame, noMask{}, l.c.srv.log, nil)
+	u := &upstream{l: l, nc: nc, st: st, ownerPID: ownerPID, ctx: ctx, cancel: cancel,
+		calls: map[string]context.CancelFunc{}, out: &noteQueue{wake: make(chan struct{}, 1)}}
+	u.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(jsonCodec{}))
+	u.conn.Go(ctx, u.handle)
+	return u
+}
+
+// start forwards the owner's notifications to the editor and watches for
+// the owner going away.
+func (u *upstream) start() {
+	c := u.l.c
+	go func() {
+		if !c.waitReady() {
+			return
+		}
+		for {
+			notes, open := u.out.take(u.ctx, c.ctx)
+			for _, n := range notes {
+				var params any
+				if len(n.params) > 0 {
+					params = n.params
+				}
+				if err := c.Notify(n.method, params); err != nil {
+					return
+				}
+				if n.method == "display/state" {
+					u.l.sawVersion(n.params)
+				}
+			}
+			if !open {
+				return
+			}
+		}
+	}()
+	go func() {
+		select {
+		case <-u.st.ended:
+		case <-u.st.broken:
+		case <-u.ctx.Done():
+		}
+		u.cancel()
+		u.mu.Lock()
+		closing := u.closing
+		u.mu.Unlock()
+		_ = u.st.Close()
+		if !closing {
+			u.l.lost(u)
+		}
+	}()
+}
+
+func (u *upstream) close() {
+	u.mu.Lock()
+	u.closing = true
+	u.mu.Unlock()
+	u.cancel()
+	_ = u.st.Close()
+}
+
+// call forwards an editor request to the owner.
+func (u *upstream) call(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	var res json.RawMessage
+	var p any
+	if len(params) > 0 {
+		p = params
+	}
+	ctx, stop := mergeCancel(ctx, u.ctx)
+	defer stop()
+	id, err := u.conn.Call(ctx, method, p, &res)
+	if err != nil {
+		if u.ctx.Err() != nil {
+			return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("%s: the owner of the session (pid %d) went away; send it again", method, u.ownerPID)}
+		}
+		if ctx.Err() != nil {
+			_ = u.conn.Notify(u.ctx, "$/cancelRequest", cancelParams{ID: idValue(id)})
+			return nil, ctx.Err()
+		}
+		return nil, fromWire(err)
+	}
+	if res == nil {
+		res = json.RawMessage("null")
+	}
+	return res, nil
+}
+
+func (u *upstream) notify(ctx context.Context, method string, params json.RawMessage) error {
+	var p any
+	if len(params) > 0 {
+		p = params
+	}
+	if err := u.conn.Notify(ctx, method, p); err != nil {
+		return fmt.Errorf("attach: forwarding %s: %w", method, err)
+	}
+	return nil
+}
+
+// handle serves what the owner sends.
+func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	method := req.Method()
+	params := cloneRaw(req.Params())
+	if !req.IsCall() {
+		switch method {
+		case "$/cancelRequest":
+			var p struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(params, &p) == nil {
+				u.mu.Lock()
+				cancel := u.calls[string(p.ID)]
+				u.mu.Unlock()
+				if cancel != nil {
+					cancel()
+				}
+			}
+		case methodHandover:
+			var p handoverParams
+			if json.Unmarshal(params, &p) == nil {
+				u.mu.Lock()
+				u.handover = &p
+				u.mu.Unlock()
+			}
+		case "harness/event":
+			var p struct {
+				Event struct {
+					Type harness.EventType `json:"type"`
+				} `json:"event"`
+			}
+			if json.Unmarshal(params, &p) == nil {
+				switch p.Event.Type {
+				case harness.EvAgentStart:
+					u.setRunning(true)
+				case harness.EvAgentEnd:
+					u.setRunning(false)
+				}
+			}
+			if u.l.c.Capabilities().HarnessEvents {
+				u.out.add(method, params)
+			}
+		default:
+			u.out.add(method, params)
+		}
+		return nil, nil
+	}
+	jsonrpc2.Async(ctx)
+	key, _ := json.Marshal(idValue(req.ID()))
+	rctx, cancel := context.WithCancel(u.ctx)
+	u.mu.Lock()
+	u.calls[string(key)] = cancel
+	u.mu.Unlock()
+	defer func() {
+		u.mu.Lock()
+		delete(u.calls, string(key))
+		u.mu.Unlock()
+		cancel()
+	}()
+	var res json.RawMessage
+	if err := u.l.c.Call(rctx, method, params, &res); err != nil {
+		return nil, toWire(err)
+	}
+	return res, nil
+}
+
+// sawVersion records the version of a display/state frame the editor was
+// sent: the next owner's frames continue after it.
+func (l *link) sawVersion(params json.RawMessage) {
+	var f struct {
+		Version int64 `json:"version"`
+	}
+	if json.Unmarshal(params, &f) == nil {
+		l.mu.Lock()
+		l.version = f.Version
+		l.mu.Unlock()
+	}
+}
+
+func (u *upstream) setRunning(v bool) {
+	u.mu.Lock()
+	u.running = v
+	u.mu.Unlock()
+}
+
+// noteQueue holds the owner's notifications for the editor, in order,
+// without blocking the upstream's read loop.
+type noteQueue struct {
+	mu    sync.Mutex
+	notes []note
+	wake  chan struct{}
+}
+
+type note struct {
+	method string
+	params json.RawMessage
+}
+
+func (q *noteQueue) add(method string, params json.RawMessage) {
+	q.mu.Lock()
+	q.notes = append(q.notes, note{method, params})
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take waits for notifications; open is false once up (the upstream) or
+// down (the editor connection) ends: what was queued is still returned.
+func (q *noteQueue) take(up, down context.Context) (notes []note, open bool) {
+	for {
+		q.mu.Lock()
+		notes, q.notes = q.notes, nil
+		q.mu.Unlock()
+		if len(notes) > 0 {
+			return notes, true
+		}
+		select {
+		case <-q.wake:
+		case <-up.Done():
+			q.mu.Lock()
+			notes, q.notes = q.notes, nil
+			q.mu.Unlock()
+			return notes, false
+		case <-down.Done():
+			return nil, false
+		}
+	}
+}
