@@ -8,9 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/pi-lsp/pi-lsp/llm"
 )
 
 // The index sidecar. Indexing a 133 MB session reads every byte of it;
@@ -29,7 +32,7 @@ import (
 
 const (
 	sidecarMagic   = "PILSPIDX"
-	sidecarVersion = 1
+	sidecarVersion = 2 // 2: usage records carry their recorded cost
 	// sidecarMinSize is the smallest file worth a sidecar: below it the
 	// scan costs a few milliseconds.
 	sidecarMinSize = 4 << 20
@@ -238,6 +241,13 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 			b = binary.AppendVarint(b, int64(v))
 		}
 		b = appendBool(b, u.bad)
+		b = binary.AppendVarint(b, int64(u.cost))
+	}
+	b = binary.AppendUvarint(b, uint64(len(x.costs)))
+	for _, c := range x.costs {
+		for _, v := range [...]float64{c.Input, c.Output, c.CacheRead, c.CacheWrite, c.Total} {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
 	}
 	b = binary.AppendUvarint(b, uint64(len(x.recs)))
 	// All ids first, so the loader makes them one string.
@@ -392,6 +402,28 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 			u.input, u.output, u.cacheRead = r.int32(0, 1<<31-1), r.int32(0, 1<<31-1), r.int32(0, 1<<31-1)
 			u.cacheWrite, u.total = r.int32(0, 1<<31-1), r.int32(0, 1<<31-1)
 			u.bad = r.bool()
+			u.cost = r.int32(0, 1<<31-1)
+		}
+	}
+	if n := r.count(40); r.err == nil {
+		x.costs = make([]llm.Cost, n)
+		for i := range x.costs {
+			var v [5]float64
+			for j := range v {
+				b8 := r.bytes(8)
+				if r.err != nil {
+					return nil, r.err
+				}
+				v[j] = math.Float64frombits(binary.LittleEndian.Uint64(b8))
+			}
+			c := llm.Cost{Input: v[0], Output: v[1], CacheRead: v[2], CacheWrite: v[3], Total: v[4]}
+			x.costs[i] = c
+			x.cost = addCost(x.cost, c)
+		}
+		for _, u := range x.usage {
+			if int(u.cost) > len(x.costs) {
+				return nil, errSidecar
+			}
 		}
 	}
 	n := r.count(7)
