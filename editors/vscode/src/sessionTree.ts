@@ -79,7 +79,8 @@ export async function runElements(tree: LazyTree, start: TreeNode, showAll: bool
     const endShown = out.find((e) => e.node.id === endId);
     const holder = endShown ?? last();
     if (holder) holder.below = endId;
-    else out.push({ kind: 'entry', node: { id: endId, type: 'entry', preview: '', onBranch: start.onBranch, childCount: endKids }, below: endId });
+    // Every entry of the run is hidden: its branch point is shown anyway, to hold the branches.
+    else out.push({ kind: 'entry', node: nodes[nodes.length - 1] ?? start, below: endId, current: endId === leaf });
   }
   // While pages are left the run's end is the last element: Load more goes just before it.
   return more ? [...out.slice(0, -1), more, out[out.length - 1]] : out;

@@ -169,6 +169,16 @@ describe('session tree, loaded lazily', () => {
     });
   });
 
+  it('shows a hidden branch point when nothing before it in its run is shown', async () => {
+    const t: SessionTree = { leafId: 'b', roots: [e('m', 'model_change', [e('b', 'message', [], { onBranch: true }), e('c', 'message')], { onBranch: true })] };
+    await withProvider(t, async (p) => {
+      await p.refresh();
+      const top = await p.getChildren();
+      assert.deepEqual(ids(top), ['m']);
+      assert.deepEqual(ids(await p.getChildren(top[0])), ['branch:b', 'branch:c']);
+    });
+  });
+
   it('shows nothing when a request fails, and asks again on the next look', async () => {
     let down = false;
     await withProvider(
