@@ -67,12 +67,12 @@ export async function runElements(tree: LazyTree, start: TreeNode, showAll: bool
   if (leafHidden && last()) last()!.current = true;
   if (!complete) {
     // The rest of the run stands as one entry, the run's end: navigate/fork/label act there.
-    const shown = start.chain!.length - nodes.length;
+    const rest = start.chain!.length - nodes.length;
     out.push({
       kind: 'entry',
       end: true,
       current: endId === leaf,
-      node: { id: endId, type: '…', preview: `${shown} more entries to the end of this run`, onBranch: start.onBranch, childCount: endKids },
+      node: { id: endId, type: '…', preview: `${rest} more entries to the end of this run`, onBranch: start.onBranch, childCount: endKids },
     });
   }
   if (endKids > 0) {
