@@ -11,7 +11,7 @@ import {
   type ModelInfo,
   type SessionInfo,
 } from './protocol';
-import type { SessionElement, SessionTreeProvider } from './sessionTree';
+import { entryOf, LOAD_MORE_COMMAND, type SessionElement, type SessionTreeProvider } from './sessionTree';
 
 interface Deps {
   manager: AgentManager;
@@ -226,11 +226,14 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
     reg('piLsp.tree.showAll', async () => sessionTree.setShowAll(true)),
     reg('piLsp.tree.hideBookkeeping', async () => sessionTree.setShowAll(false)),
 
+    reg(LOAD_MORE_COMMAND, async (e: SessionElement) => sessionTree.loadMore(e)),
+
     reg('piLsp.tree.navigate', async (e: SessionElement) => navigate(e, false)),
     reg('piLsp.tree.navigateSummarize', async (e: SessionElement) => navigate(e, true)),
 
     reg('piLsp.tree.fork', async (e: SessionElement) => {
-      const n = e.kind === 'entry' ? e.node : e.start;
+      const n = entryOf(e);
+      if (!n) return undefined;
       const r = await manager.current().request<{ sessionId: string; path: string; editorText?: string }>('session/fork', {
         entryId: n.id,
         at: n.role !== 'user',
@@ -263,7 +266,8 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
     }),
 
     reg('piLsp.tree.label', async (e: SessionElement) => {
-      const n = e.kind === 'entry' ? e.node : e.start;
+      const n = entryOf(e);
+      if (!n) return undefined;
       const label = await vscode.window.showInputBox({
         title: 'Label entry',
         prompt: 'Label for this entry (empty clears it)',
@@ -276,7 +280,8 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
   ];
 
   async function navigate(e: SessionElement, summarize: boolean): Promise<unknown> {
-    const n = e.kind === 'entry' ? e.node : e.start;
+    const n = entryOf(e);
+    if (!n) return undefined;
     let customInstructions = '';
     if (summarize) {
       const v = await vscode.window.showInputBox({

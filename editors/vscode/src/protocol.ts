@@ -138,6 +138,10 @@ export interface TreeNode {
   label?: string;
   timestamp?: string;
   onBranch?: boolean;
+  /** session/tree: the number of the node's own children. */
+  childCount?: number;
+  /** session/tree: set on the first node of a linear run. */
+  chain?: { length: number; lastId: string; lastChildCount: number };
   children?: TreeNode[];
 }
 

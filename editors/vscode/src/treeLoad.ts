@@ -1,63 +1,80 @@
-// Loads the session tree from session/tree's flat, paged answers (no answer nests: a 35k-turn
-// chain is one node with a `chain`) and builds the nested SessionTree the Session view draws.
-// Runs of up to CHAIN_SHOWN entries are listed entry by entry (session/tree {chain}); a longer
-// run shows its first entry and one entry standing for the rest (its id is the run's last entry,
-// so navigate/fork/label act there). Branch points are loaded page by page ({root, after}).
+// Loads the session tree lazily from session/tree's flat, paged answers: one listing per key,
+// fetched the first time the view asks for it and cached until the next refresh. A key is ''
+// (the roots), 'root:<id>' (the children of a branch point, {root}) or 'chain:<id>' (the entries
+// of the linear run starting at id, {chain}). A listing holds the pages loaded so far; more()
+// appends the next page ({after: next}). Nothing here ever walks the whole tree.
 // Pure (no vscode import), unit-tested.
-import type { FlatTreePage, FlatTreeNode, SessionTree, TreeNode } from './protocol';
+import type { FlatTreeNode, FlatTreePage } from './protocol';
 
-export const CHAIN_SHOWN = 200;
+/** The nodes asked for per page (session/tree's `limit`). */
+export const PAGE = 200;
 
 export type TreeRequest = (method: string, params: unknown) => Promise<unknown>;
 
-function nodeOf(n: FlatTreeNode): TreeNode {
-  return { id: n.id, parentId: n.parentId, type: n.type, role: n.role, preview: n.preview, label: n.label, timestamp: n.timestamp, onBranch: n.onBranch, children: [] };
+/** The pages of one key loaded so far. */
+export interface Listing {
+  nodes: FlatTreeNode[];
+  /** The cursor of the next page; null after the last. */
+  next: string | null;
 }
 
-export async function loadTree(request: TreeRequest): Promise<SessionTree> {
-  const tree: SessionTree = { leafId: '', roots: [] };
-  const page = async (params: Record<string, unknown>): Promise<FlatTreePage> => {
-    const p = (await request('session/tree', params)) as FlatTreePage;
-    if (p?.leafId) tree.leafId = p.leafId;
-    return p ?? { nodes: [], leafId: '', next: null };
-  };
-  // Fills `into` with the children of root ('' = the roots).
-  const childrenOf = async (root: string, into: TreeNode[]): Promise<void> => {
-    let after: string | null = null;
-    do {
-      const params: Record<string, unknown> = { limit: 1000 };
-      if (root) params.root = root;
-      if (after) params.after = after;
-      const p = await page(params);
-      for (const n of p.nodes ?? []) {
-        const first = nodeOf(n);
-        into.push(first);
-        const chain = n.chain;
-        if (chain && chain.length <= CHAIN_SHOWN) {
-          let tail = first;
-          let cursor: string | null = null;
-          do {
-            const cp: FlatTreePage = await page(cursor ? { chain: n.id, limit: 1000, after: cursor } : { chain: n.id, limit: 1000 });
-            for (const c of cp.nodes ?? []) {
-              if (c.id === first.id) continue;
-              const node = nodeOf(c);
-              tail.children = [node];
-              tail = node;
-            }
-            cursor = cp.next ?? null;
-          } while (cursor);
-          if (chain.lastChildCount > 0) await childrenOf(chain.lastId, tail.children!);
-        } else if (chain) {
-          const gap: TreeNode = { id: chain.lastId, type: '…', preview: `${chain.length - 1} more entries`, onBranch: n.onBranch, children: [] };
-          first.children = [gap];
-          if (chain.lastChildCount > 0) await childrenOf(chain.lastId, gap.children!);
-        } else if (n.childCount > 0) {
-          await childrenOf(n.id, first.children!);
-        }
-      }
-      after = p.next ?? null;
-    } while (after);
-  };
-  await childrenOf('', tree.roots);
-  return tree;
+export class LazyTree {
+  /** The current leaf, from the latest answer. */
+  leafId = '';
+  private readonly lists = new Map<string, Promise<Listing>>();
+  private readonly settled = new Map<string, Listing>();
+
+  constructor(
+    private readonly request: TreeRequest,
+    readonly page = PAGE,
+  ) {}
+
+  private params(key: string, after: string | null): Record<string, unknown> {
+    const p: Record<string, unknown> = { limit: this.page };
+    if (key.startsWith('root:')) p.root = key.slice(5);
+    else if (key.startsWith('chain:')) p.chain = key.slice(6);
+    if (after) p.after = after;
+    return p;
+  }
+
+  private async fetch(key: string, after: string | null): Promise<FlatTreePage> {
+    const p = ((await this.request('session/tree', this.params(key, after))) as FlatTreePage | undefined) ?? { nodes: [], leafId: '', next: null };
+    if (p.leafId) this.leafId = p.leafId;
+    return p;
+  }
+
+  /** The listing of key: its first page on the first call (one request), the cached pages after. */
+  list(key: string): Promise<Listing> {
+    let l = this.lists.get(key);
+    if (!l) {
+      l = this.fetch(key, null).then((p) => {
+        const got: Listing = { nodes: p.nodes ?? [], next: p.next ?? null };
+        this.settled.set(key, got);
+        return got;
+      });
+      // A failed fetch is not cached: the next look asks again.
+      l.catch(() => this.lists.delete(key));
+      this.lists.set(key, l);
+    }
+    return l;
+  }
+
+  /** The listing of key if it was loaded. */
+  loaded(key: string): Listing | undefined {
+    return this.settled.get(key);
+  }
+
+  /** Appends key's next page (one request); nothing when it is not loaded or is complete. */
+  async more(key: string): Promise<Listing | undefined> {
+    const cur = await this.lists.get(key);
+    if (!cur || !cur.next) return cur;
+    const next = this.fetch(key, cur.next).then((p) => {
+      const got: Listing = { nodes: [...cur.nodes, ...(p.nodes ?? [])], next: p.next ?? null };
+      this.settled.set(key, got);
+      return got;
+    });
+    this.lists.set(key, next);
+    next.catch(() => this.lists.set(key, Promise.resolve(cur)));
+    return next;
+  }
 }

@@ -8,8 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import type { PiLspApi } from '../../src/extension';
 import type { PendingUi } from '../../src/messages';
 import type { SessionElement } from '../../src/sessionTree';
-import type { Task } from '../../src/protocol';
-import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace } from './helpers';
+import type { FlatTreeNode, FlatTreePage, Task } from '../../src/protocol';
+import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace, writeSession } from './helpers';
 
 type TreeProvider<T> = { getChildren(e?: T): T[] | Promise<T[]>; getTreeItem(e: T): { label: string; description?: string; contextValue?: string } };
 
@@ -19,6 +19,32 @@ async function collect<T>(tree: TreeProvider<T>, parent?: T): Promise<T[]> {
   for (const e of await tree.getChildren(parent)) {
     out.push(e, ...(await collect(tree, e)));
   }
+  return out;
+}
+
+/** Every node of the current session's tree, asked of the server run by run (a small session). */
+async function serverTree(api: PiLspApi): Promise<FlatTreeNode[]> {
+  const a = api.manager.current();
+  const out: FlatTreeNode[] = [];
+  const below = async (root: string | undefined): Promise<void> => {
+    let after: string | null = null;
+    do {
+      const page: FlatTreePage = await a.request<FlatTreePage>('session/tree', { ...(root ? { root } : {}), ...(after ? { after } : {}), limit: 1000 });
+      for (const n of page.nodes) {
+        if (n.chain) {
+          const run = await a.request<FlatTreePage>('session/tree', { chain: n.id, limit: 1000 });
+          assert.equal(run.next, null);
+          out.push(...run.nodes);
+          if (n.chain.lastChildCount > 0) await below(n.chain.lastId);
+        } else {
+          out.push(n);
+          if (n.childCount > 0) await below(n.id);
+        }
+      }
+      after = page.next;
+    } while (after);
+  };
+  await below(undefined);
   return out;
 }
 
@@ -258,14 +284,7 @@ describe('extension against pi-lsp', () => {
     const bookkeeping = new Set(['model_change', 'thinking_level_change', 'label', 'session_info', 'custom']);
     const entryTypes = async () =>
       (await collect(tree)).flatMap((e) => (e.kind === 'entry' ? [e.node.type ?? ''] : []));
-    const rawTypes: string[] = [];
-    const walkRaw = (ns: Array<{ type?: string; children?: unknown[] }>) => {
-      for (const x of ns) {
-        rawTypes.push(x.type ?? '');
-        walkRaw((x.children ?? []) as typeof ns);
-      }
-    };
-    walkRaw(api.sessionTree.tree?.roots ?? []);
+    const rawTypes = (await serverTree(api)).map((n) => n.type);
     assert.ok(rawTypes.includes('model_change'), `the session records its model: ${JSON.stringify(rawTypes)}`);
     const hidden = await entryTypes();
     assert.deepEqual(hidden.filter((t) => bookkeeping.has(t)), [], `no bookkeeping shown: ${JSON.stringify(hidden)}`);
@@ -346,14 +365,9 @@ describe('extension against pi-lsp', () => {
     // The old session's leaf is where the navigate test above left it (before 'say hello'), so
     // check its whole tree rather than the current branch.
     await waitFor('the old session back', () => api.manager.current().display.state.session?.id === oldId);
-    const tree = await api.sessionTree.refresh();
-    const previews: string[] = [];
-    const walk = (ns: Array<{ preview?: string; children?: unknown[] }>) =>
-      ns.forEach((n) => {
-        previews.push(n.preview ?? '');
-        walk((n.children ?? []) as typeof ns);
-      });
-    walk(tree?.roots ?? []);
+    await api.sessionTree.refresh();
+    const tree = stub.control.treeProviders.get('piLsp.sessionTree') as TreeProvider<SessionElement>;
+    const previews = (await collect(tree)).flatMap((e) => (e.kind === 'entry' ? [e.node.preview ?? ''] : []));
     assert.ok(previews.includes('say hello'), `the resumed tree holds the first prompt: ${JSON.stringify(previews)}`);
     assert.ok(previews.includes('plan it'));
     await waitFor('the page to follow', () => view.mirror.session?.id === oldId);
@@ -409,5 +423,100 @@ describe('extension against pi-lsp', () => {
       const s = api.manager.current().display.state;
       return s.session?.id !== before && (s.items ?? []).some((i) => i.text === 'say hello') && !(s.items ?? []).some((i) => i.text === 'write hello.txt');
     });
+  });
+
+  it('loads a long, branchy session tree lazily, page by page', async () => {
+    const tree = stub.control.treeProviders.get('piLsp.sessionTree') as TreeProvider<SessionElement>;
+    const agent = api.manager.current();
+    const back = agent.display.state.session?.path;
+    assert.ok(back);
+    const gen = writeSession(ws.dir, ws.folder, 40, [
+      { name: 'side', entries: 10 },
+      { name: 'other', entries: 12 },
+      { name: 'main', entries: 500 },
+    ]);
+    const total = 1 + 40 + 10 + 12 + 500;
+    const main = gen.ids.get('main')!;
+    const trunkEnd = gen.ids.get('trunk')!.at(-1)!;
+    // Every session/tree request of the extension, with the number of nodes it got.
+    const calls: Array<{ params: Record<string, unknown>; nodes: number }> = [];
+    const request = agent.request.bind(agent);
+    agent.request = (async (method: string, params: unknown) => {
+      const r = await request(method, params);
+      if (method === 'session/tree') calls.push({ params: params as Record<string, unknown>, nodes: (r as FlatTreePage).nodes.length });
+      return r;
+    }) as typeof agent.request;
+    try {
+      await stub.commands.executeCommand('piLsp.openSubagentSession', gen.path);
+      await waitFor('the generated session', () => agent.display.state.session?.path === gen.path && agent.display.synced);
+      // Let the view's own refreshes (after display changes) settle: a second with no request.
+      let seen = -1;
+      let quietSince = Date.now();
+      await waitFor('the tree to settle', () => {
+        if (calls.length !== seen) [seen, quietSince] = [calls.length, Date.now()];
+        return Date.now() - quietSince > 1000 && api.sessionTree.tree?.leafId === main.at(-1);
+      });
+
+      calls.length = 0;
+      await api.sessionTree.refresh();
+      assert.deepEqual(calls.map((c) => c.params), [{ limit: 200 }], 'a refresh asks for the roots only');
+      assert.equal(calls[0].nodes, 1, 'one root: the model change, standing for the trunk run');
+
+      const top = await tree.getChildren();
+      assert.deepEqual(calls.slice(1).map((c) => c.params), [{ limit: 200, chain: gen.ids.get('root')![0] }], 'the top level asks for the root run');
+      assert.equal(top.length, 40, 'the trunk run flat, the model change hidden');
+      const point = top.at(-1)!;
+      assert.ok(point.kind === 'entry' && point.node.id === trunkEnd && point.below === trunkEnd, 'the trunk ends at the branch point');
+
+      const n = calls.length;
+      const groups = await tree.getChildren(point);
+      assert.deepEqual(calls.slice(n).map((c) => c.params), [{ limit: 200, root: trunkEnd }], 'opening the branch point asks for its children');
+      assert.deepEqual(groups.map((g) => tree.getTreeItem(g).label), ['user: side question 0', 'user: other question 0', 'user: main question 0']);
+      assert.deepEqual(groups.map((g) => tree.getTreeItem(g).description), ['branch', 'branch', 'current branch']);
+
+      const m = calls.length;
+      let run = await tree.getChildren(groups[2]);
+      assert.deepEqual(calls.slice(m).map((c) => c.params), [{ limit: 200, chain: main[0] }]);
+      assert.equal(run.length, 202, '200 entries, Load more, the run end');
+      const more = run[200];
+      assert.equal(more.kind, 'more');
+      assert.equal(tree.getTreeItem(more).label, 'Load more… (300 more entries)');
+      assert.match(tree.getTreeItem(run[201]).description ?? '', /← current/, 'the run end stands for the leaf');
+      const loadMore = async (e: SessionElement) => {
+        const cmd = (tree.getTreeItem(e) as { command?: { command: string; arguments: unknown[] } }).command!;
+        await stub.commands.executeCommand(cmd.command, ...cmd.arguments);
+      };
+      await loadMore(more);
+      run = await tree.getChildren(groups[2]);
+      assert.equal(run.length, 402);
+      await loadMore(run[400]);
+      run = await tree.getChildren(groups[2]);
+      const entries = run.filter((e): e is Extract<SessionElement, { kind: 'entry' }> => e.kind === 'entry');
+      assert.deepEqual(entries.map((e) => e.node.id), main, 'every entry of the run, in order');
+      assert.deepEqual(run.filter((e) => tree.getTreeItem(e).description?.includes('current')).map((e) => (e as { node: { id: string } }).node.id), [main.at(-1)]);
+      assert.deepEqual(calls.slice(m + 1).map((c) => c.params), [
+        { limit: 200, chain: main[0], after: calls[m + 1].params.after },
+        { limit: 200, chain: main[0], after: calls[m + 2].params.after },
+      ]);
+      assert.ok(calls.every((c) => c.nodes <= 200 && c.nodes < total && (c.params.limit as number) <= 200 && c.params.depth === undefined), `no request lists the whole tree: ${JSON.stringify(calls)}`);
+
+      // Navigate into a closed branch, and label an entry there: the view follows, lazily.
+      const side = await tree.getChildren(groups[0]);
+      assert.equal(side.length, 10);
+      await stub.commands.executeCommand('piLsp.tree.navigate', side[9]);
+      await waitFor('the leaf in the side branch', () => api.sessionTree.tree?.leafId === gen.ids.get('side')!.at(-1));
+      const [pointAgain] = (await tree.getChildren()).slice(-1);
+      const groupsAgain = await tree.getChildren(pointAgain);
+      assert.deepEqual(groupsAgain.map((g) => tree.getTreeItem(g).description), ['current branch', 'branch', 'branch']);
+      stub.control.inputBox = () => 'side end';
+      await stub.commands.executeCommand('piLsp.tree.label', side[5]);
+      const sideAgain = await tree.getChildren(groupsAgain[0]);
+      assert.match(tree.getTreeItem(sideAgain[5]).description ?? '', /🏷 side end/);
+      assert.equal(sideAgain.filter((e) => tree.getTreeItem(e).description?.includes('← current')).length, 1, 'the leaf is marked once');
+    } finally {
+      agent.request = request as typeof agent.request;
+      await stub.commands.executeCommand('piLsp.openSubagentSession', back);
+      await waitFor('the session back', () => agent.display.state.session?.path === back);
+    }
   });
 });

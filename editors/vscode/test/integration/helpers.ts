@@ -176,3 +176,49 @@ export function configure(ws: Workspace, llm: FakeLlm): void {
 }
 
 export { stub };
+
+/**
+ * Writes a pi session file into dir: a model change, a run of `trunk` messages, then `branches`
+ * hanging from the trunk's last entry, written in order (so the last one ends at the leaf).
+ * Returns the path and the ids of each branch's entries (the trunk as 'trunk', the model change as 'root').
+ */
+export function writeSession(dir: string, cwd: string, trunk: number, branches: Array<{ entries: number; name: string }>): { path: string; ids: Map<string, string[]> } {
+  let next = 0;
+  const id = () => (0x10000000 + next++).toString(16);
+  const t0 = Date.parse('2026-11-30T00:00:00Z');
+  const ts = () => new Date(t0 + next * 1000).toISOString();
+  const lines: unknown[] = [{ type: 'session', version: 3, id: '01a229c9-f1da-7051-9451-000000000001', timestamp: ts(), cwd }];
+  const mc = id();
+  lines.push({ type: 'model_change', id: mc, parentId: null, timestamp: ts(), provider: 'fake', modelId: 'fake-model' });
+  const ids = new Map<string, string[]>([['root', [mc]]]);
+  const run = (name: string, parent: string, n: number): string[] => {
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const me = id();
+      const user = i % 2 === 0;
+      const text = `${name} ${user ? 'question' : 'answer'} ${i}`;
+      const message = user
+        ? { role: 'user', content: [{ type: 'text', text }], timestamp: t0 + next * 1000 }
+        : {
+            role: 'assistant',
+            content: [{ type: 'text', text }],
+            api: 'openai-completions',
+            provider: 'fake',
+            model: 'fake-model',
+            usage: { input: 400 + 12 * i, output: 6, cacheRead: 0, cacheWrite: 0, totalTokens: 406 + 12 * i, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+            stopReason: 'stop',
+            timestamp: t0 + next * 1000,
+          };
+      lines.push({ type: 'message', id: me, parentId: parent, timestamp: ts(), message });
+      out.push(me);
+      parent = me;
+    }
+    return out;
+  };
+  const trunkIds = run('trunk', mc, trunk);
+  ids.set('trunk', trunkIds);
+  for (const b of branches) ids.set(b.name, run(b.name, trunkIds[trunkIds.length - 1], b.entries));
+  const file = path.join(dir, `generated-${trunk}-${branches.length}.jsonl`);
+  fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  return { path: file, ids };
+}
