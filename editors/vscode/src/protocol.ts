@@ -141,7 +141,7 @@ export interface TreeNode {
   /** session/tree: the number of the node's own children. */
   childCount?: number;
   /** session/tree: set on the first node of a linear run. */
-  chain?: { length: number; lastId: string; lastChildCount: number };
+  chain?: gen.TreeChain | null;
   children?: TreeNode[];
 }
 
