@@ -170,6 +170,11 @@ func (h *Harness) stateEvents(ctx context.Context) []Event {
 	var evs []Event
 	if h.currentSession() != nil {
 		evs = append(evs, h.sessionEvent(ctx))
+	} else {
+		// No session yet (the first prompt creates it): the display still
+		// learns the cwd it will be in.
+		info := h.SessionInfo()
+		evs = append(evs, Event{Type: EvSession, Session: &info})
 	}
 	if p := h.Phase(); p != PhaseIdle {
 		evs = append(evs, Event{Type: EvPhase, Phase: p})

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/llm/llmtest"
@@ -34,4 +35,22 @@ func TestDisplayFollowsSessionModeYoloAndName(t *testing.T) {
 	// Opening the first session again restores its mode and YOLO flag.
 	s.call("session/open", map[string]any{"path": a.Path}, nil)
 	shows("the first session's plan mode, yolo and name", func(m, n string, y bool) bool { return m == "plan" && n == "planning" && y })
+}
+
+// Before its first prompt a server has no session file yet, but the display
+// already names the folder it works in (editors show it per workspace
+// folder).
+func TestDisplayNamesTheCwdBeforeTheFirstSession(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{{Text: "ok", Repeat: true}})
+	s := e.start(startOpt{})
+	s.waitFor("the display's cwd", func() bool {
+		v, err := s.Display()
+		return err == nil && v.State.Session.Cwd != ""
+	})
+	v, _ := s.Display()
+	want, _ := filepath.EvalSymlinks(e.workspace)
+	got, _ := filepath.EvalSymlinks(v.State.Session.Cwd)
+	if got != want || v.State.Session.ID != "" {
+		t.Fatalf("display session %+v, want cwd %s and no id", v.State.Session, e.workspace)
+	}
 }
