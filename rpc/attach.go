@@ -330,6 +330,15 @@ func (hb *hub) stopListening() {
 	hb.path = "\x00closed" // no session is served any more
 }
 
+// release stops serving the current session; the next session the
+// harness opens is served again.
+func (hb *hub) release() {
+	hb.lmu.Lock()
+	defer hb.lmu.Unlock()
+	hb.stopListeningLocked()
+	hb.path = ""
+}
+
 func (hb *hub) stopListeningLocked() {
 	if hb.ln != nil {
 		_ = hb.ln.Close() // removes the socket file
