@@ -136,6 +136,10 @@ func (h *Harness) notice(text string) {
 	h.emit(Event{Type: EvNotice, Notice: text})
 }
 
+// Notice tells the user something once, as the harness's own notices do:
+// an EvNotice to every subscriber, kept in Notices for later clients.
+func (h *Harness) Notice(text string) { h.notice(text) }
+
 // Notices are the notices given since the harness started, oldest first (a
 // client that attached after they were emitted shows them from here).
 func (h *Harness) Notices() []string {

@@ -89,6 +89,30 @@ func (h *Harness) OpenSession(ctx context.Context, path string) (SessionInfo, er
 	return h.SessionInfo(), nil
 }
 
+// CloseSession closes the current session, releasing its lock, and leaves
+// the harness idle with no session until the next OpenSession or
+// NewSession (a connection that attached to another process's session).
+func (h *Harness) CloseSession() error {
+	if err := h.owner.claim(PhaseIdle); err != nil {
+		return err
+	}
+	defer h.owner.release()
+	h.mu.Lock()
+	s := h.sess
+	h.sess = nil
+	h.taskList = nil
+	h.perms.Grants = Grants{}
+	h.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	h.removeSpills()
+	if err := s.Close(); err != nil {
+		return fmt.Errorf("close session: %w", err)
+	}
+	return nil
+}
+
 // ContinueRecent opens the newest session of the cwd, or starts one.
 func (h *Harness) ContinueRecent(ctx context.Context) (SessionInfo, error) {
 	list, err := session.List(ctx, h.sessionsRoot(), h.Cwd())

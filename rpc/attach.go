@@ -276,9 +276,10 @@ func (hb *hub) handOver(socks []*sockConn) {
 	if succ != nil {
 		_ = succ.Notify(methodHandover, st)
 	}
-	// The others learn only who takes over: the queue is the successor's.
+	// The others learn who takes over and whether a run was stopped: the
+	// queue is the successor's.
 	for _, c := range others {
-		_ = c.Notify(methodHandover, handoverParams{Successor: st.Successor, Path: st.Path})
+		_ = c.Notify(methodHandover, handoverParams{Successor: st.Successor, Path: st.Path, Interrupted: st.Interrupted})
 	}
 }
 
@@ -327,6 +328,15 @@ func (hb *hub) stopListening() {
 	defer hb.lmu.Unlock()
 	hb.stopListeningLocked()
 	hb.path = "\x00closed" // no session is served any more
+}
+
+// release stops serving the current session; the next session the
+// harness opens is served again.
+func (hb *hub) release() {
+	hb.lmu.Lock()
+	defer hb.lmu.Unlock()
+	hb.stopListeningLocked()
+	hb.path = ""
 }
 
 func (hb *hub) stopListeningLocked() {

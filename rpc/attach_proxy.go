@@ -260,7 +260,30 @@ func (a *agent) sessionOpen(ctx context.Context, c *Client, raw json.RawMessage)
 		info := h.SessionInfo()
 		return sessionResult{SessionID: info.ID, Path: info.Path}, mapErr(err)
 	}
+	a.releaseLocal(h)
 	return l.attachedResult(ctx, l.up)
+}
+
+// releaseLocal closes the session h had open before its connection
+// attached to another process's (its lock and socket released), unless
+// other processes are attached to it here: then it stays open and served
+// for them, and is handed over when this connection ends.
+func (a *agent) releaseLocal(h *harness.Harness) {
+	a.att.mu.Lock()
+	hb := a.att.hubs[h]
+	a.att.mu.Unlock()
+	if hb != nil {
+		hb.mu.Lock()
+		others := len(hb.socks)
+		hb.mu.Unlock()
+		if others > 0 {
+			return
+		}
+		hb.release()
+	}
+	if err := h.CloseSession(); err != nil {
+		a.logWarn("attach: closing the session left behind", err)
+	}
 }
 
 // detachLocal stops feeding the local harness's display and events to c:

@@ -59,7 +59,7 @@ func (l *link) lost(u *upstream) {
 		if successor || time.Since(start) > successorHeadStart {
 			_, err := h.OpenSession(ctx, l.path)
 			if err == nil {
-				l.becomeOwner(h, hand, reason, interrupted)
+				l.becomeOwner(h, hand, reason, interrupted, u.ownerPID)
 				return
 			}
 			if lockedBy(err) == nil {
@@ -96,7 +96,7 @@ func (l *link) lost(u *upstream) {
 // becomeOwner makes this process the session's owner: c is fed from the
 // local harness, which now holds the lock and serves the socket, and the
 // queue handed over is delivered.
-func (l *link) becomeOwner(h *harness.Harness, hand *handoverParams, reason string, interrupted bool) {
+func (l *link) becomeOwner(h *harness.Harness, hand *handoverParams, reason string, interrupted bool, was int) {
 	c, a := l.c, l.a
 	a.mu.Lock()
 	at := a.conns[c]
@@ -118,7 +118,9 @@ func (l *link) becomeOwner(h *harness.Harness, hand *handoverParams, reason stri
 	}
 	_ = c.Notify("session/owner", ownerNotice(os.Getpid(), reason, interrupted))
 	if interrupted {
-		c.Log(slogWarn, fmt.Sprintf("The run that was going when the owner of %s left was interrupted; its output up to then is kept.", l.path))
+		// A notice item in every client's display (and window/logMessage),
+		// kept for the clients that attach later.
+		h.Notice(interruptedNotice(was, reason))
 	}
 	if hand == nil {
 		return
@@ -137,4 +139,15 @@ func (l *link) fail(err error) {
 	l.failed = &Error{Code: CodeInternalError, Message: err.Error()}
 	l.mu.Unlock()
 	l.c.Log(slog.LevelError, err.Error())
+}
+
+// interruptedNotice is the display notice of a run the owner's leaving
+// interrupted. A hand-over aborted the run, so its partial answer is in
+// the session as an interrupted message; a killed owner saved nothing of
+// the answer it was streaming.
+func interruptedNotice(pid int, reason string) string {
+	if reason == protocol.OwnerHandover {
+		return fmt.Sprintf("The owner of this session (pid %d) exited mid-run; the run was interrupted. Its answer up to then is kept.", pid)
+	}
+	return fmt.Sprintf("The owner of this session (pid %d) exited mid-run; the run was interrupted. What it had written is kept; the answer it was streaming was not saved.", pid)
 }

@@ -45,7 +45,7 @@ func newUpstream(l *link, nc net.Conn, br *bufio.Reader, ownerPID int) *upstream
 	ctx, cancel := context.WithCancel(context.Background())
 	st := newStream(readCloser{br, nc}, nc, DefaultMaxFrame, noMask{}, l.c.srv.log, nil)
 	u := &upstream{l: l, nc: nc, st: st, ownerPID: ownerPID, ctx: ctx, cancel: cancel,
-		calls: map[string]context.CancelFunc{}, out: &noteQueue{wake: make(chan struct{}, 1)}}
+		calls: map[string]context.CancelFunc{}, out: newNoteQueue(maxQueuedEvents)}
 	u.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(jsonCodec{}))
 	u.conn.Go(ctx, u.handle)
 	return u
@@ -60,7 +60,10 @@ func (u *upstream) start() {
 			return
 		}
 		for {
-			notes, open := u.out.take(u.ctx, c.ctx)
+			notes, resync, open := u.out.take(u.ctx, c.ctx)
+			if resync && !u.resync() {
+				return
+			}
 			for _, n := range notes {
 				var params any
 				if len(n.params) > 0 {
@@ -225,48 +228,27 @@ func (u *upstream) setRunning(v bool) {
 	u.mu.Unlock()
 }
 
-// noteQueue holds the owner's notifications for the editor, in order,
-// without blocking the upstream's read loop.
-type noteQueue struct {
-	mu    sync.Mutex
-	notes []note
-	wake  chan struct{}
-}
-
-type note struct {
-	method string
-	params json.RawMessage
-}
-
-func (q *noteQueue) add(method string, params json.RawMessage) {
-	q.mu.Lock()
-	q.notes = append(q.notes, note{method, params})
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
+// resync replaces the display frames the queue dropped for a slow editor
+// with the owner's snapshot, sent as a full-state frame; false when the
+// editor connection is gone. Frames the owner sent before the snapshot
+// are dropped from then on (the snapshot holds them).
+func (u *upstream) resync() bool {
+	res, err := u.call(u.ctx, "display/snapshot", nil)
+	if err != nil {
+		// The owner went away: the change of owner sends a full state.
+		return true
 	}
-}
-
-// take waits for notifications; open is false once up (the upstream) or
-// down (the editor connection) ends: what was queued is still returned.
-func (q *noteQueue) take(up, down context.Context) (notes []note, open bool) {
-	for {
-		q.mu.Lock()
-		notes, q.notes = q.notes, nil
-		q.mu.Unlock()
-		if len(notes) > 0 {
-			return notes, true
-		}
-		select {
-		case <-q.wake:
-		case <-up.Done():
-			q.mu.Lock()
-			notes, q.notes = q.notes, nil
-			q.mu.Unlock()
-			return notes, false
-		case <-down.Done():
-			return nil, false
-		}
+	raw := res.(json.RawMessage)
+	var snap struct {
+		Version int64 `json:"version"`
 	}
+	if err := json.Unmarshal(raw, &snap); err != nil {
+		return true
+	}
+	u.out.setFloor(snap.Version)
+	if err := u.l.c.Notify("display/state", raw); err != nil {
+		return false
+	}
+	u.l.sawVersion(raw)
+	return true
 }

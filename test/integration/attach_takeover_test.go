@@ -122,6 +122,7 @@ func TestKillOwnerTakeover(t *testing.T) {
 		kept := entryIDs(t, path)
 		next.prompt(fmt.Sprintf("slow %d", i))
 		time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
+		was := owner.cmd.Process.Pid
 		if err := owner.cmd.Process.Kill(); err != nil {
 			t.Fatal(err)
 		}
@@ -131,6 +132,12 @@ func TestKillOwnerTakeover(t *testing.T) {
 		}
 		if ownerNotes(next)[0].Interrupted {
 			interrupted++
+			// The display says so: a notice item naming the dead owner.
+			notice := fmt.Sprintf("(pid %d) exited mid-run; the run was interrupted", was)
+			next.waitFor("the interrupted notice", func() bool {
+				v, err := next.Display()
+				return err == nil && strings.Contains(mustJSON(v.State), notice)
+			})
 		}
 		next.waitIdle()
 		if pids := lockHolders(t, path); len(pids) != 1 || pids[0] != next.cmd.Process.Pid {
@@ -145,6 +152,9 @@ func TestKillOwnerTakeover(t *testing.T) {
 		owner = next
 	}
 	t.Logf("%d of 10 takeovers reported the run as interrupted", interrupted)
+	if interrupted == 0 {
+		t.Fatal("no kill fell in a run: the interrupted report was never checked")
+	}
 	owner.call("shutdown", nil, nil)
 	_ = owner.Notify("exit", nil)
 	waitExit(t, owner, 0)
@@ -192,6 +202,10 @@ func TestCleanExitHandsOver(t *testing.T) {
 	succ.prompt("slow run")
 	succ.waitFor("the run", func() bool { return succ.state().IsRunning })
 	succ.call("agent/followUp", map[string]any{"text": "queued before the hand-over"}, nil)
+	succ.waitFor("the answer streaming", func() bool {
+		v, err := succ.Display()
+		return err == nil && strings.Contains(mustJSON(v.State), "streaming word")
+	})
 	versions := map[*server]int64{}
 	frames := map[*server]int{}
 	for _, s := range []*server{succ, other} {
@@ -208,9 +222,32 @@ func TestCleanExitHandsOver(t *testing.T) {
 
 	for _, s := range []*server{succ, other} {
 		s.waitFor("session/owner", func() bool { return len(ownerNotes(s)) > 0 })
-		if o := ownerNotes(s)[0]; o.PID != succ.cmd.Process.Pid || o.Reason != "handover" {
-			t.Fatalf("session/owner %+v, want pid %d handover", o, succ.cmd.Process.Pid)
+		if o := ownerNotes(s)[0]; o.PID != succ.cmd.Process.Pid || o.Reason != "handover" || !o.Interrupted {
+			t.Fatalf("session/owner %+v, want pid %d handover, interrupted", o, succ.cmd.Process.Pid)
 		}
+	}
+	// The slow run was interrupted, not dropped: its partial answer is an
+	// interrupted item and a notice names the owner that left, in both.
+	notice := fmt.Sprintf("(pid %d) exited mid-run; the run was interrupted", owner.cmd.Process.Pid)
+	for _, s := range []*server{succ, other} {
+		s.waitFor("the interrupted run in the display", func() bool {
+			v, err := s.Display()
+			if err != nil {
+				return false
+			}
+			var st struct {
+				Items []struct {
+					Kind, Text, Status string
+				} `json:"items"`
+			}
+			_ = json.Unmarshal([]byte(mustJSON(v.State)), &st)
+			partial, told := false, false
+			for _, it := range st.Items {
+				partial = partial || (it.Kind == "assistant" && it.Status == "interrupted" && strings.HasPrefix(it.Text, "streaming word"))
+				told = told || (it.Kind == "info" && strings.Contains(it.Text, notice))
+			}
+			return partial && told
+		})
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(readFile(t, path), "the follow-up was delivered") {

@@ -84,3 +84,78 @@ func TestTwoServersOnOneSession(t *testing.T) {
 		t.Fatalf("attached state: %+v", st)
 	}
 }
+
+// An editor whose pi-lsp has a session of its own open attaches to another
+// process's session through session/open: the session it leaves is closed,
+// its lock and socket released, so the next opener owns it. When a third
+// process is attached to the session it leaves, that one stays open and
+// served for it.
+func TestAttachingClosesTheSessionLeftBehind(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{{Text: "ok", Repeat: true}})
+	rt := runtimeDir(t)
+	s1 := e.start(startOpt{extraEnv: rt})
+	s1.prompt("the owned session")
+	s1.waitIdle()
+	target := s1.state().Path
+
+	t.Run("nobody else on it: closed", func(t *testing.T) {
+		s2 := e.start(startOpt{extraEnv: rt})
+		s2.prompt("a session of its own")
+		s2.waitIdle()
+		own := s2.state().Path
+		if pids := lockHolders(t, own); len(pids) != 1 || pids[0] != s2.cmd.Process.Pid {
+			t.Fatalf("lock holders of its own session %v, want %d", pids, s2.cmd.Process.Pid)
+		}
+		var res openResult
+		s2.call("session/open", map[string]any{"path": target}, &res)
+		if !res.Attached || res.OwnerPID != s1.cmd.Process.Pid {
+			t.Fatalf("session/open: %+v", res)
+		}
+		if pids := lockHolders(t, own); len(pids) != 0 {
+			t.Fatalf("the session left behind is still locked by %v", pids)
+		}
+		if _, err := os.Stat(socketFile(t, rt, own)); !os.IsNotExist(err) {
+			t.Fatalf("the session left behind is still served on its socket (%v)", err)
+		}
+		// The next opener owns it.
+		s3 := e.start(startOpt{extraEnv: rt})
+		var r3 openResult
+		s3.call("session/open", map[string]any{"path": own}, &r3)
+		if r3.Attached || r3.Path != own {
+			t.Fatalf("session/open of the released session: %+v", r3)
+		}
+		if pids := lockHolders(t, own); len(pids) != 1 || pids[0] != s3.cmd.Process.Pid {
+			t.Fatalf("lock holders %v, want %d", pids, s3.cmd.Process.Pid)
+		}
+		// The attached editor works on the owner's session.
+		s2.prompt("through the attached one")
+		s2.waitIdle()
+		if n := userMessages(t, target, "through the attached one"); n != 1 {
+			t.Fatalf("the prompt is in the owner's file %d times", n)
+		}
+	})
+
+	t.Run("another process attached to it: kept", func(t *testing.T) {
+		s2 := e.start(startOpt{extraEnv: rt})
+		s2.prompt("a session followed by another")
+		s2.waitIdle()
+		own := s2.state().Path
+		follower := e.start(startOpt{extraEnv: rt, initOpts: map[string]any{"session": own}})
+		if !strings.Contains(string(follower.init), `"attached":true`) {
+			t.Fatalf("the follower did not attach: %s", follower.init)
+		}
+		var res openResult
+		s2.call("session/open", map[string]any{"path": target}, &res)
+		if !res.Attached {
+			t.Fatalf("session/open: %+v", res)
+		}
+		if pids := lockHolders(t, own); len(pids) != 1 || pids[0] != s2.cmd.Process.Pid {
+			t.Fatalf("lock holders of the followed session %v, want still %d", pids, s2.cmd.Process.Pid)
+		}
+		follower.prompt("from the follower")
+		follower.waitIdle()
+		if n := userMessages(t, own, "from the follower"); n != 1 {
+			t.Fatalf("the follower's prompt is in its session %d times", n)
+		}
+	})
+}
