@@ -154,7 +154,6 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 			// growing it through a large file.
 			hint := int(st.Size() / 1000)
 			s.idx.recs = make([]rec, 0, hint)
-			s.idx.byID = newIDTable(hint)
 		}
 		return nil
 	}

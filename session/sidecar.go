@@ -416,7 +416,6 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 		return nil, r.err
 	}
 	x.recs = make([]rec, n)
-	x.byID = newIDTable(n)
 	var off int64
 	pos := 0
 	for i := range x.recs {
@@ -450,7 +449,6 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 				return nil, errSidecar
 			}
 		}
-		x.byID.put(x.recs, int32(i))
 	}
 	if len(r.b) != 0 || leaf < int64(none) || leaf >= int64(n) {
 		return nil, errSidecar
