@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -166,11 +167,15 @@ func (s *Session) loadSidecar() (ok bool) {
 	if err != nil || !sst.Mode().IsRegular() || sst.Mode().Perm()&0o022 != 0 || !sameOwner(st, sst) || sst.Size() > st.Size() {
 		return false
 	}
-	data := make([]byte, sst.Size())
-	if _, err := io.ReadFull(sf, data); err != nil {
+	// Mapped, not read: decoding copies out what it keeps (the records and
+	// one string of all ids), so the 3-4 MB of the file never sit on the
+	// heap.
+	data, unmap, err := mapFile(sf, sst.Size())
+	if err != nil {
 		return false
 	}
-	got, err := decodeSidecar(data)
+	got, err := decodeMapped(data)
+	unmap()
 	if err != nil {
 		return false
 	}
@@ -187,6 +192,19 @@ func (s *Session) loadSidecar() (ok bool) {
 		s.warn(w)
 	}
 	return true
+}
+
+// decodeMapped is decodeSidecar over mapped bytes: a sidecar truncated
+// under the mapping faults on access, which becomes an error instead of a
+// crash.
+func decodeMapped(data []byte) (st *sidecarState, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if recover() != nil {
+			st, err = nil, errSidecar
+		}
+	}()
+	return decodeSidecar(data)
 }
 
 // sameOwner reports whether two files have the same owner (true where
@@ -399,12 +417,14 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	lens := make([]int, n)
+	// The id lengths, then the ids: check the lengths in one pass, then
+	// read them again beside the records (lr) instead of keeping a slice.
+	lr := sidecarReader{b: r.b}
 	total := 0
-	for i := range lens {
-		lens[i] = int(r.uvarint())
-		total += lens[i]
-		if lens[i] > idBytes || total > idBytes {
+	for range n {
+		l := int(r.uvarint())
+		total += l
+		if l > idBytes || total > idBytes {
 			return nil, errSidecar
 		}
 	}
@@ -420,8 +440,9 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 	pos := 0
 	for i := range x.recs {
 		rc := &x.recs[i]
-		rc.id = all[pos : pos+lens[i]]
-		pos += lens[i]
+		l := int(lr.uvarint())
+		rc.id = all[pos : pos+l]
+		pos += l
 		off += int64(r.uvarint())
 		rc.off = off
 		ln := r.uvarint()
