@@ -223,7 +223,24 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 		return nil, fmt.Errorf("session: sidecar: %w", err)
 	}
 	x := &st.idx
-	var b []byte
+	// Sized once (a record takes at most 2+10+5+10+5 bytes beside its id,
+	// about 8 on average): growing a multi-megabyte buffer by doubling
+	// would leave its copies to the collector while a large first open is
+	// at its peak memory.
+	size := 256 + len(hb) + 32*len(x.usage)
+	for i := range x.recs {
+		size += 10 + len(x.recs[i].id)
+	}
+	for _, w := range st.warnings {
+		size += 10 + len(w)
+	}
+	for _, v := range x.strs {
+		size += 10 + len(v)
+	}
+	for id, l := range x.labels {
+		size += 30 + len(id) + len(l.label) + len(l.ts)
+	}
+	b := make([]byte, 0, size)
 	b = append(b, sidecarMagic...)
 	b = binary.AppendUvarint(b, sidecarVersion)
 	b = binary.AppendUvarint(b, uint64(st.size))
