@@ -150,9 +150,11 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 		s.header = h
 		s.idx = newIndex(s.fileVersion < 2)
 		if st, err := s.f.Stat(); err == nil && st.Size() > 1<<20 {
-			// Entries average about 1 KB: size the index once instead of
-			// growing it through a large file.
-			hint := int(st.Size() / 1000)
+			// Entries average about 1 KB (short turns a little less): size
+			// the index once instead of growing it through a large file.
+			// Capacity the file does not fill is never touched, so it costs
+			// address space, not memory.
+			hint := int(st.Size() / 800)
 			s.idx.recs = make([]rec, 0, hint)
 			s.scanSize = st.Size()
 		}
