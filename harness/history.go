@@ -30,48 +30,25 @@ type History struct {
 	Before   string        `json:"before,omitempty"`
 }
 
-// recentHistory reads the newest whole turns of the current context.
+// recentHistory reads the newest whole turns of the current context. The
+// session reads only that tail of the branch (session.RecentContext), so
+// opening a large session decodes no more than what the display shows.
 func (h *Harness) recentHistory(ctx context.Context) *History {
 	out := &History{Messages: []llm.Message{}, EntryIDs: []string{}}
-	slots, err := h.ContextSlots(ctx)
+	s := h.currentSession()
+	if s == nil {
+		return out
+	}
+	rc, err := s.RecentContext(ctx, HistoryMessages, HistoryBytes)
 	if err != nil {
 		h.log.Warn("recent history", "err", err)
 		return out
 	}
-	n, size, k := 0, 0, len(slots)
-	for k > 0 {
-		j := k - 1
-		for j > 0 && !slots[j].User {
-			j--
-		}
-		ts := 0
-		for _, sl := range slots[j:k] {
-			ts += sl.Bytes
-		}
-		if n > 0 && (n+k-j > HistoryMessages || size+ts > HistoryBytes) {
-			break
-		}
-		n, size, k = n+k-j, size+ts, j
-		if n >= HistoryMessages {
-			break
-		}
+	for i := range rc.Messages {
+		rc.Messages[i] = cutOutput(h.displayCopy(rc.Messages[i]))
 	}
-	ids := make([]string, 0, len(slots)-k)
-	for _, sl := range slots[k:] {
-		ids = append(ids, sl.ID)
-	}
-	msgs, mids, err := h.DisplayMessages(ctx, ids)
-	if err != nil {
-		h.log.Warn("recent history", "err", err)
-		return out
-	}
-	for i := range msgs {
-		msgs[i] = cutOutput(msgs[i])
-	}
-	out.Messages, out.EntryIDs = msgs, mids
-	if k > 0 {
-		out.Older, out.Before = k, slots[k].ID
-	}
+	out.Messages, out.EntryIDs = rc.Messages, rc.EntryIDs
+	out.Older, out.Before = rc.Older, rc.Before
 	return out
 }
 

@@ -1,6 +1,10 @@
 package session
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"sync"
+	"sync/atomic"
+)
 
 // idTable maps entry ids to record numbers. It is an open-addressing hash
 // table of record numbers that compares against the records' own ids, so
@@ -83,4 +87,47 @@ func (t *idTable) grow(recs []rec) {
 		t.slots[h] = v
 		t.n++
 	}
+}
+
+// lazyIDs is the id table of an index, built at the first lookup: opening
+// a session needs no lookup by id (links are record numbers, and the
+// display's first page reads records), so an open from the sidecar does
+// not pay for hashing every id. Readers under the session's read lock
+// build it under mu; once ready, the index's writers (who hold the
+// session's write lock, so no reader runs) add each new record to it.
+type lazyIDs struct {
+	mu    sync.Mutex
+	ready atomic.Bool
+	t     idTable
+}
+
+// ensure builds the table over recs when it is not built yet.
+func (l *lazyIDs) ensure(recs []rec) {
+	if l.ready.Load() {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ready.Load() {
+		return
+	}
+	l.t = newIDTable(len(recs))
+	for i := range recs {
+		l.t.put(recs, int32(i))
+	}
+	l.ready.Store(true)
+}
+
+// added records recs[i], just appended by a writer: the table, once
+// built, must hold it (before, the build will).
+func (l *lazyIDs) added(recs []rec, i int32) {
+	if l.ready.Load() {
+		l.t.put(recs, i)
+	}
+}
+
+// get returns the record whose id is id, building the table first.
+func (l *lazyIDs) get(recs []rec, id string) (int32, bool) {
+	l.ensure(recs)
+	return l.t.get(recs, id)
 }

@@ -83,7 +83,7 @@ type labelVal struct{ label, ts string }
 // index is the in-memory tree of a session file.
 type index struct {
 	recs    []rec
-	byID    idTable
+	byID    *lazyIDs
 	strs    []string // interned customType values and unknown type names
 	strIdx  map[string]int32
 	labels  map[string]labelVal // by target id
@@ -97,7 +97,7 @@ type index struct {
 }
 
 func newIndex(linear bool) index {
-	return index{strIdx: map[string]int32{}, labels: map[string]labelVal{}, leaf: none, linear: linear}
+	return index{byID: &lazyIDs{}, strIdx: map[string]int32{}, labels: map[string]labelVal{}, leaf: none, linear: linear}
 }
 
 func (x *index) intern(s string) int32 {
@@ -164,7 +164,7 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 		}
 	}
 	x.recs = append(x.recs, r)
-	x.byID.put(x.recs, i)
+	x.byID.added(x.recs, i)
 	return x.after(i, line)
 }
 

@@ -150,11 +150,13 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 		s.header = h
 		s.idx = newIndex(s.fileVersion < 2)
 		if st, err := s.f.Stat(); err == nil && st.Size() > 1<<20 {
-			// Entries average about 1 KB: size the index once instead of
-			// growing it through a large file.
-			hint := int(st.Size() / 1000)
+			// Entries average about 1 KB (short turns a little less): size
+			// the index once instead of growing it through a large file.
+			// Capacity the file does not fill is never touched, so it costs
+			// address space, not memory.
+			hint := int(st.Size() / 800)
 			s.idx.recs = make([]rec, 0, hint)
-			s.idx.byID = newIDTable(hint)
+			s.scanSize = st.Size()
 		}
 		return nil
 	}
@@ -207,6 +209,13 @@ func (s *Session) indexLine(li lineInfo, body []byte, off int64) error {
 	if !s.idx.linear && (!li.hasID || li.id == "") {
 		s.warn(fmt.Sprintf("%s: line %d: entry without an id skipped", filepath.Base(s.path), s.lineNo))
 		return nil
+	}
+	if x := &s.idx; len(x.recs) == cap(x.recs) && s.scanSize > off && off > 0 {
+		// The hint was short: reserve for the rest of the file at the
+		// entries' size so far, once, rather than growing by a quarter at a
+		// time (each copy of a 100k-record index is garbage of several MB).
+		want := int(float64(len(x.recs))*float64(s.scanSize)/float64(off)*1.05) + 64
+		x.recs = append(make([]rec, 0, max(want, len(x.recs)+64)), x.recs...)
 	}
 	w := s.idx.add(li, body, off)
 	if n := len(s.idx.recs); n > 0 && s.idx.recs[n-1].off == off {

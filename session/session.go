@@ -55,6 +55,7 @@ type Session struct {
 	needNL      bool  // the file does not end with a newline
 	lineNo      int   // lines read so far
 	sawHeader   bool
+	scanSize    int64 // the file's size when its scan started (sizes the index)
 	cache       msgCache
 	// loadedFromSidecar is set when the index was read from the sidecar
 	// (see sidecar.go) instead of scanning the file.

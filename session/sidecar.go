@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -169,11 +170,15 @@ func (s *Session) loadSidecar() (ok bool) {
 	if err != nil || !sst.Mode().IsRegular() || sst.Mode().Perm()&0o022 != 0 || !sameOwner(st, sst) || sst.Size() > st.Size() {
 		return false
 	}
-	data := make([]byte, sst.Size())
-	if _, err := io.ReadFull(sf, data); err != nil {
+	// Mapped, not read: decoding copies out what it keeps (the records and
+	// one string of all ids), so the 3-4 MB of the file never sit on the
+	// heap.
+	data, unmap, err := mapFile(sf, sst.Size())
+	if err != nil {
 		return false
 	}
-	got, err := decodeSidecar(data)
+	got, err := decodeMapped(data)
+	unmap()
 	if err != nil {
 		return false
 	}
@@ -192,6 +197,19 @@ func (s *Session) loadSidecar() (ok bool) {
 	return true
 }
 
+// decodeMapped is decodeSidecar over mapped bytes: a sidecar truncated
+// under the mapping faults on access, which becomes an error instead of a
+// crash.
+func decodeMapped(data []byte) (st *sidecarState, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if recover() != nil {
+			st, err = nil, errSidecar
+		}
+	}()
+	return decodeSidecar(data)
+}
+
 // sameOwner reports whether two files have the same owner (true where
 // owners are unknown).
 func sameOwner(a, b os.FileInfo) bool {
@@ -208,7 +226,24 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 		return nil, fmt.Errorf("session: sidecar: %w", err)
 	}
 	x := &st.idx
-	var b []byte
+	// Sized once (a record takes at most 2+10+5+10+5 bytes beside its id,
+	// about 8 on average): growing a multi-megabyte buffer by doubling
+	// would leave its copies to the collector while a large first open is
+	// at its peak memory.
+	size := 256 + len(hb) + 32*len(x.usage)
+	for i := range x.recs {
+		size += 10 + len(x.recs[i].id)
+	}
+	for _, w := range st.warnings {
+		size += 10 + len(w)
+	}
+	for _, v := range x.strs {
+		size += 10 + len(v)
+	}
+	for id, l := range x.labels {
+		size += 30 + len(id) + len(l.label) + len(l.ts)
+	}
+	b := make([]byte, 0, size)
 	b = append(b, sidecarMagic...)
 	b = binary.AppendUvarint(b, sidecarVersion)
 	b = binary.AppendUvarint(b, uint64(st.size))
@@ -431,12 +466,14 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	lens := make([]int, n)
+	// The id lengths, then the ids: check the lengths in one pass, then
+	// read them again beside the records (lr) instead of keeping a slice.
+	lr := sidecarReader{b: r.b}
 	total := 0
-	for i := range lens {
-		lens[i] = int(r.uvarint())
-		total += lens[i]
-		if lens[i] > idBytes || total > idBytes {
+	for range n {
+		l := int(r.uvarint())
+		total += l
+		if l > idBytes || total > idBytes {
 			return nil, errSidecar
 		}
 	}
@@ -448,13 +485,13 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 		return nil, r.err
 	}
 	x.recs = make([]rec, n)
-	x.byID = newIDTable(n)
 	var off int64
 	pos := 0
 	for i := range x.recs {
 		rc := &x.recs[i]
-		rc.id = all[pos : pos+lens[i]]
-		pos += lens[i]
+		l := int(lr.uvarint())
+		rc.id = all[pos : pos+l]
+		pos += l
 		off += int64(r.uvarint())
 		rc.off = off
 		ln := r.uvarint()
@@ -482,7 +519,6 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 				return nil, errSidecar
 			}
 		}
-		x.byID.put(x.recs, int32(i))
 	}
 	if len(r.b) != 0 || leaf < int64(none) || leaf >= int64(n) {
 		return nil, errSidecar

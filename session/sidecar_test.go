@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/internal/sessiongen"
@@ -252,4 +253,48 @@ func FuzzDecodeSidecar(f *testing.F) {
 			_ = x.path(x.leaf)
 		}
 	})
+}
+
+// TestSidecarIDsBuiltOnFirstLookup: an open from the sidecar leaves the id
+// table unbuilt; readers racing to the first lookups all find every entry,
+// and an append after that is found too.
+func TestSidecarIDsBuiltOnFirstLookup(t *testing.T) {
+	path := bigSession(t)
+	want := scanned(t, path)
+	ids := make([]string, len(want.idx.recs))
+	for i := range want.idx.recs {
+		ids[i] = want.idx.recs[i].id
+	}
+	want.Close()
+	got := mustOpen(t, path, false)
+	if !got.loadedFromSidecar {
+		t.Fatal("the sidecar was not used")
+	}
+	if got.idx.byID.ready.Load() {
+		t.Fatal("the open built the id table")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := range 4 {
+		wg.Go(func() {
+			for k := g; k < len(ids); k += 97 {
+				if _, err := got.Entry(ids[k]); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	id, err := got.AppendCustom(context.Background(), "probe", map[string]int{"n": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := got.Entry(id); err != nil {
+		t.Fatalf("appended entry: %v", err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/env"
@@ -33,6 +34,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 2
 	}
 	log := newLogger(stderr, c.logLevel)
+	if stop := startCPUProfile(log); stop != nil {
+		defer stop()
+	}
 	if n := tools.CleanSpills(spillMaxAge); n > 0 {
 		log.Info("removed old bash output files", "count", n)
 	}
@@ -65,4 +69,28 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "pi-lsp: %v\n", err)
 	}
 	return code
+}
+
+// startCPUProfile writes a CPU profile of the whole serve to the file
+// $PI_LSP_CPUPROFILE names (for `go tool pprof`), and returns the function
+// that stops it; nil when the variable is unset or the file cannot be made.
+func startCPUProfile(log interface{ Warn(string, ...any) }) func() {
+	path := os.Getenv("PI_LSP_CPUPROFILE")
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		log.Warn("cpu profile", "err", err)
+		return nil
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		log.Warn("cpu profile", "err", err)
+		_ = f.Close()
+		return nil
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}
 }

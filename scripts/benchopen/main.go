@@ -44,11 +44,17 @@ type result struct {
 	// Sidecar tells whether the session's index sidecar (<file>.idx)
 	// existed before the open (false: the open scanned the whole file).
 	Sidecar bool `json:"sidecar"`
+	// With -repeat N: every open's time to the first frame and CPU to it,
+	// in the order measured (the first is the one above; the later ones
+	// each follow a session/new in the same server).
+	Frames   []float64 `json:"framesMs,omitempty"`
+	FrameCPU []float64 `json:"framesCpuMs,omitempty"`
 }
 
 func main() {
 	bin := flag.String("bin", "bin/pi-lsp", "pi-lsp binary")
 	sess := flag.String("session", "", "session file to open")
+	repeat := flag.Int("repeat", 1, "open the session this many times in the same server (a session/new between opens) and report each open's frame and CPU times")
 	line := flag.Bool("line", false, "print \"frameMs openMs peakRssMB snapshotBytes treeMs treeBytes frameCpuMs\" instead of JSON")
 	flag.Parse()
 	if *sess == "" {
@@ -57,7 +63,7 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := run(ctx, *bin, *sess)
+	res, err := run(ctx, *bin, *sess, *repeat)
 	out, _ := json.Marshal(res)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "benchopen: %v (measured so far: %s)\n", err, out)
@@ -70,7 +76,7 @@ func main() {
 	fmt.Println(string(out))
 }
 
-func run(ctx context.Context, bin, sessPath string) (result, error) {
+func run(ctx context.Context, bin, sessPath string, repeat int) (result, error) {
 	var res result
 	abs, err := filepath.Abs(sessPath)
 	if err != nil {
@@ -152,7 +158,41 @@ func run(ctx context.Context, bin, sessPath string) (result, error) {
 		res.TreeNodes = len(tv.Nodes)
 	}
 	res.PeakRSSEndMB = peakRSS(cmd.Process.Pid)
+	if repeat > 1 {
+		res.Frames, res.FrameCPU = []float64{res.FrameMs}, []float64{res.FrameCPUMs}
+	}
+	for i := 1; i < repeat; i++ {
+		fms, cpu, err := reopen(ctx, c, cmd.Process.Pid, abs)
+		if err != nil {
+			return res, err
+		}
+		res.Frames, res.FrameCPU = append(res.Frames, fms), append(res.FrameCPU, cpu)
+	}
 	return res, nil
+}
+
+// reopen starts a new session, lets its frames settle, then opens path
+// again and returns the time and the server CPU to the first frame after
+// the answer.
+func reopen(ctx context.Context, c *rpctest.Client, pid int, path string) (frameMs, cpuMs float64, err error) {
+	n := len(c.Notifications("display/state"))
+	if err := c.Call(ctx, "session/new", map[string]any{}, nil); err != nil {
+		return 0, 0, fmt.Errorf("session/new: %w", err)
+	}
+	if err := c.WaitFor(ctx, func() bool { return len(c.Notifications("display/state")) > n }); err != nil {
+		return 0, 0, fmt.Errorf("display/state after session/new: %w", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	before := len(c.Notifications("display/state"))
+	cpu0 := cpuTime(pid)
+	t0 := time.Now()
+	if err := c.Call(ctx, "session/open", map[string]any{"path": path}, nil); err != nil {
+		return 0, 0, fmt.Errorf("session/open: %w", err)
+	}
+	if err := c.WaitFor(ctx, func() bool { return len(c.Notifications("display/state")) > before }); err != nil {
+		return 0, 0, fmt.Errorf("display/state after open: %w", err)
+	}
+	return ms(time.Since(t0)), cpuTime(pid) - cpu0, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -174,9 +214,45 @@ func peakRSS(pid int) float64 {
 	return 0
 }
 
-// cpuTime reads the user+system CPU time of pid in ms from /proc (0 when
-// /proc is not there).
+// cpuTime reads the CPU time of pid in ms: the sum of its threads'
+// run times in /proc/PID/task/*/schedstat (nanoseconds), or, without
+// schedstat, user+system from /proc/PID/stat (10 ms ticks); 0 when /proc
+// is not there.
 func cpuTime(pid int) float64 {
+	if ns, ok := schedTime(pid); ok {
+		return float64(ns) / 1e6
+	}
+	return statTime(pid)
+}
+
+// schedTime sums the first field (time on a CPU, ns) of every thread's
+// schedstat.
+func schedTime(pid int) (int64, bool) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, false
+	}
+	var sum int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread ended
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		sum += v
+	}
+	return sum, true
+}
+
+// statTime reads the user+system CPU time of pid in ms from /proc/PID/stat.
+func statTime(pid int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
