@@ -25,12 +25,26 @@ func TestEgressMasksSecretsButNotWrittenFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(got) != len(lines) {
-		t.Fatalf("got %d lines, want %d:\n%s", len(got), len(lines), out.String())
+	// Chunk text may be held back and released with the next line: the
+	// chunks, in order, carry the text; the other lines come through one each.
+	var chunks string
+	var got []string
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		var c chunkHead
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatalf("not JSON: %s", l)
+		}
+		if c.Params.Update.Content.Text != nil && c.Method == "session/update" {
+			chunks += *c.Params.Update.Content.Text + "|"
+			continue
+		}
+		got = append(got, l)
 	}
-	if strings.Contains(got[0], "hunter2") || !strings.Contains(got[0], tools.Mask) || !strings.Contains(got[0], "<b>") {
-		t.Errorf("chunk not masked (or HTML-escaped): %s", got[0])
+	if len(got) != 2 {
+		t.Fatalf("got %d write lines, want 2:\n%s", len(got), out.String())
+	}
+	if strings.Contains(chunks, "hunter2") || strings.Contains(chunks, `\u0032`) || strings.ReplaceAll(chunks, "|", "") != "the token is "+tools.Mask+" <b>"+tools.Mask {
+		t.Errorf("chunks not masked (or HTML-escaped, or a secret spelled with an escape got through): %s", chunks)
 	}
 	var w struct {
 		Params struct {
@@ -38,14 +52,11 @@ func TestEgressMasksSecretsButNotWrittenFiles(t *testing.T) {
 			Path    string `json:"path"`
 		} `json:"params"`
 	}
-	if err := json.Unmarshal([]byte(got[1]), &w); err != nil || w.Params.Content != "MY_TOKEN=hunter2hunter2\n" {
-		t.Errorf("fs/write_text_file content changed: %s (%v)", got[1], err)
+	if err := json.Unmarshal([]byte(got[0]), &w); err != nil || w.Params.Content != "MY_TOKEN=hunter2hunter2\n" {
+		t.Errorf("fs/write_text_file content changed: %s (%v)", got[0], err)
 	}
-	if strings.Contains(got[2], "hunter2hunter2") || strings.Contains(got[2], `\u0032`) {
-		t.Errorf("a secret spelled with an escape got through: %s", got[2])
-	}
-	if !strings.Contains(got[3], `"content":""`) {
-		t.Errorf("empty content lost: %s", got[3])
+	if !strings.Contains(got[1], `"content":""`) {
+		t.Errorf("empty content lost: %s", got[1])
 	}
 }
 
@@ -178,5 +189,48 @@ func TestWireOrderStampsPromptsAndRecordsCancels(t *testing.T) {
 	s1, s3 := seq(p1), seq(p3)
 	if !o.cancelledAfter("s", s1) || o.cancelledAfter("s", s3) || o.cancelledAfter("other", s1) || o.cancelledAfter("s", 0) {
 		t.Errorf("cancelledAfter: s1=%d s3=%d", s1, s3)
+	}
+}
+
+// TestEgressMasksDecodedValues: a secret inside JSON-escaped tool arguments
+// is masked in the decoded value (the arguments stay valid JSON), and a line
+// that cannot be masked never goes out as it is.
+func TestEgressMasksDecodedValues(t *testing.T) {
+	var out bytes.Buffer
+	e := newEgress(&out, tools.NewRedactor(nil))
+	args, _ := json.Marshal(`{"command":"echo \"MY_TOKEN=hunter2hunter2\""}`)
+	line := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","rawInput":` + string(args) + `}}}` + "\n"
+	if _, err := e.Write([]byte(line)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "hunter2") {
+		t.Fatalf("escaped secret sent: %s", out.String())
+	}
+	var m struct {
+		Params struct {
+			Update struct {
+				RawInput string `json:"rawInput"`
+			} `json:"update"`
+		} `json:"params"`
+	}
+	var in struct{ Command string }
+	if err := json.Unmarshal(out.Bytes(), &m); err != nil || json.Unmarshal([]byte(m.Params.Update.RawInput), &in) != nil || in.Command != `echo "MY_TOKEN=`+tools.Mask+`"` {
+		t.Fatalf("want valid nested JSON with the token masked: %s (%v)", out.String(), err)
+	}
+
+	out.Reset()
+	if _, err := e.Write([]byte(`{"jsonrpc":"2.0","id":7,"result":{"text":"MY_TOKEN=hunter2hunter2` + "\n")); err != nil {
+		t.Fatalf("a broken response must be answered, not fail: %v", err)
+	}
+	var resp struct {
+		ID    int                `json:"id"`
+		Error struct{ Code int } `json:"error"`
+	}
+	if strings.Contains(out.String(), "hunter2") || json.Unmarshal(out.Bytes(), &resp) != nil || resp.ID != 7 || resp.Error.Code != -32603 {
+		t.Fatalf("want a -32603 error response for id 7, got %q", out.String())
+	}
+	out.Reset()
+	if _, err := e.Write([]byte(`{"jsonrpc":"2.0","method":"session/update","params":{"text":"MY_TOKEN=hunter2hunter2` + "\n")); err == nil || out.Len() != 0 {
+		t.Fatalf("a broken notification must not be sent: err %v, wrote %q", err, out.String())
 	}
 }

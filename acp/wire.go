@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -18,91 +17,132 @@ import (
 const maxLine = 10 << 20
 
 // egress is the one writer every outgoing line goes through: it masks
-// secrets in the decoded JSON strings of each line (fs/write_text_file's
-// content excepted: that is the user's file) and serializes writes of the
-// SDK with the adapter's own error replies.
+// secrets in the decoded JSON string values of each line, as the native
+// wire's egress does (tools.Redactor.RedactJSON; fs/write_text_file's
+// content excepted: that is the user's file), holds back the tail of
+// streamed chunk text that could be the start of a secret (stream.go), and
+// serializes writes of the SDK with the adapter's own error replies.
+//
+// A line that cannot be masked is never written as it is: a response is
+// replaced by an error response with its id, a request or notification is
+// not sent and its Write fails (the SDK hands the error to the caller).
 type egress struct {
 	mu     sync.Mutex
 	w      io.Writer
 	redact *tools.Redactor
+	tails  *chunkTails // streamed text held back, per session and kind; under mu
 	// written, when set, sees each line after it went out.
 	written func(line []byte)
 }
 
-func newEgress(w io.Writer, r *tools.Redactor) *egress { return &egress{w: w, redact: r} }
+// errEgress is a line the egress could not make safe: it was not sent.
+var errEgress = errors.New("acp: an outgoing message could not be masked; it was not sent")
+
+func newEgress(w io.Writer, r *tools.Redactor) *egress {
+	return &egress{w: w, redact: r, tails: newChunkTails(r)}
+}
 
 // Write takes one complete line (the SDK writes a message and its newline
 // in one call) and writes it, masked.
 func (e *egress) Write(p []byte) (int, error) {
-	out := e.mask(p)
 	e.mu.Lock()
-	_, err := e.w.Write(out)
+	lines, err := e.mask(p)
+	var werr error
+	for _, out := range lines {
+		if _, werr = e.w.Write(out); werr != nil {
+			break
+		}
+	}
 	e.mu.Unlock()
+	if werr != nil {
+		return 0, werr
+	}
 	if err != nil {
 		return 0, err
 	}
 	if e.written != nil {
-		e.written(out)
+		for _, out := range lines {
+			e.written(out)
+		}
 	}
 	return len(p), nil
 }
 
-// mask returns line with secrets masked. A line in which the redactor finds
-// nothing and that holds no \u escape (which could spell a secret the raw
-// text hides) is passed through as it is.
-func (e *egress) mask(line []byte) []byte {
-	if e.redact == nil {
-		return line
+// mask returns the lines to write for line: line with its secrets masked,
+// preceded by any held-back chunk text that line decides. It fails
+// (errEgress, with at most an error response to write) when line is not
+// JSON, which the SDK never writes: a bug then costs a message, never a
+// secret.
+func (e *egress) mask(line []byte) ([][]byte, error) {
+	body := bytes.TrimRight(line, "\r\n")
+	if !json.Valid(body) {
+		if id, ok := responseID(body); ok {
+			return [][]byte{errorLine(id, -32603, "Internal error", map[string]any{
+				"error": "the result could not be masked for display, so it was not sent: " + tools.ErrNotJSON.Error()})}, nil
+		}
+		return nil, fmt.Errorf("%w: %w", errEgress, tools.ErrNotJSON)
 	}
-	raw := string(line)
-	if !strings.Contains(raw, `\u`) && e.redact.Redact(raw) == raw {
-		return line
+	lines := e.tails.hold(body)
+	for i, l := range lines {
+		safe, err := e.redact.RedactJSON(l, exemptWrite(l))
+		if err != nil { // valid by construction
+			return nil, fmt.Errorf("%w: %w", errEgress, err)
+		}
+		lines[i] = append(safe[:len(safe):len(safe)], '\n')
 	}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		// Not JSON (never written by the SDK): mask the text itself.
-		return []byte(e.redact.Redact(raw))
+	return lines, nil
+}
+
+// exemptWrite keeps the content of an fs/write_text_file request: it is the
+// user's file, and masking it would corrupt the file, not hide a secret.
+func exemptWrite(body []byte) func(path []string) bool {
+	if !bytes.Contains(body, []byte(`"fs/write_text_file"`)) {
+		return nil
 	}
-	// fs/write_text_file's content is the user's file: written as it is.
-	var params map[string]any
-	exempt, hasExempt := "", false
-	if m, ok := v.(map[string]any); ok && m["method"] == "fs/write_text_file" {
-		if p, ok := m["params"].(map[string]any); ok {
-			if c, ok := p["content"].(string); ok {
-				params, exempt, hasExempt = p, c, true
-				delete(p, "content")
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method != "fs/write_text_file" || len(m.ID) == 0 {
+		return nil
+	}
+	return func(path []string) bool {
+		return len(path) == 2 && path[0] == "params" && path[1] == "content"
+	}
+}
+
+// responseID reads the id of a response from the start of body, which need
+// not be valid JSON past it: the SDK writes "jsonrpc" and "id" first. ok is
+// false for a request or notification (a "method" before any
+// result or error), or when no id can be read.
+func responseID(body []byte) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	var id json.RawMessage
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		switch k {
+		case "id":
+			if err := dec.Decode(&id); err != nil {
+				return nil, false
+			}
+		case "method":
+			return nil, false
+		case "result", "error":
+			return id, id != nil
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, false
 			}
 		}
 	}
-	v = e.walk(v)
-	if hasExempt {
-		params["content"] = exempt
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return []byte(e.redact.Redact(raw))
-	}
-	return buf.Bytes() // Encode ends with the newline
-}
-
-func (e *egress) walk(v any) any {
-	switch x := v.(type) {
-	case string:
-		return e.redact.Redact(x)
-	case []any:
-		for i := range x {
-			x[i] = e.walk(x[i])
-		}
-	case map[string]any:
-		for k, val := range x {
-			x[k] = e.walk(val)
-		}
-	}
-	return v
+	return nil, false
 }
 
 // errorLine is a JSON-RPC error response with a null id (or id).

@@ -33,6 +33,11 @@ func egress(m Masker, msg jsonrpc2.Message) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errEgress, err)
 	}
+	return egressBody(m, body)
+}
+
+// egressBody is egress of an encoded message.
+func egressBody(m Masker, body []byte) ([]byte, error) {
 	safe, err := m.RedactJSON(body, exemptPath(body))
 	if err == nil {
 		return safe, nil

@@ -21,6 +21,7 @@ import (
 type stream struct {
 	in     *frameReader
 	mask   Masker
+	hold   *holder    // streamed text held back; under wmu
 	wmu    sync.Mutex // one frame at a time
 	wbuf   []byte     // header and body of the frame being written, under wmu
 	r      io.Reader
@@ -40,6 +41,7 @@ func newStream(r io.Reader, w io.Writer, maxFrame int, mask Masker, log *slog.Lo
 	return &stream{
 		in:     newFrameReader(r, maxFrame),
 		mask:   mask,
+		hold:   newHolder(mask),
 		r:      r,
 		w:      w,
 		onBad:  onBad,
@@ -96,22 +98,35 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	body, err := egress(s.mask, msg)
-	if err != nil {
-		// Not sent. An error here would make the connection treat its
-		// writer as broken, so the message is dropped and logged instead.
-		s.log.Error("outgoing message dropped", "err", err)
-		return 0, nil
-	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	s.wbuf = append(s.wbuf[:0], "Content-Length: "...)
-	s.wbuf = strconv.AppendInt(s.wbuf, int64(len(body)), 10)
-	s.wbuf = append(s.wbuf, "\r\n\r\n"...)
-	s.wbuf = append(s.wbuf, body...)
-	n, err := s.w.Write(s.wbuf)
-	if len(s.wbuf) > 1<<20 {
-		s.wbuf = nil // do not keep a large frame's buffer
+	var n int
+	bodies, err := s.hold.apply(msg)
+	if err != nil {
+		s.log.Error("outgoing message dropped", "err", fmt.Errorf("%w: %w", errEgress, err))
+		return 0, nil
+	}
+	for _, b := range bodies {
+		body, eerr := egressBody(s.mask, b)
+		if eerr != nil {
+			// Not sent. An error here would make the connection treat its
+			// writer as broken, so the message is dropped and logged instead.
+			s.log.Error("outgoing message dropped", "err", eerr)
+			continue
+		}
+		s.wbuf = append(s.wbuf[:0], "Content-Length: "...)
+		s.wbuf = strconv.AppendInt(s.wbuf, int64(len(body)), 10)
+		s.wbuf = append(s.wbuf, "\r\n\r\n"...)
+		s.wbuf = append(s.wbuf, body...)
+		var wn int
+		wn, err = s.w.Write(s.wbuf)
+		n += wn
+		if len(s.wbuf) > 1<<20 {
+			s.wbuf = nil // do not keep a large frame's buffer
+		}
+		if err != nil {
+			break
+		}
 	}
 	if err != nil && ctx.Err() == nil {
 		s.bonce.Do(func() { close(s.broken) })

@@ -20,6 +20,7 @@ const minSecretLen = 6
 // immutable and safe for concurrent use; a nil *Redactor masks nothing.
 type Redactor struct {
 	values   *strings.Replacer // nil when there are no secret values
+	secrets  []string          // the secret values, longest first
 	patterns []secretPattern
 }
 
@@ -48,7 +49,7 @@ func NewRedactor(environ []string) *Redactor {
 	}
 	// Longer values first, so a secret that contains another is masked whole.
 	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	r := &Redactor{patterns: []secretPattern{
+	r := &Redactor{secrets: secrets, patterns: []secretPattern{
 		// NAME=value / NAME: value with an upper-case env-style name (.env, export).
 		{re: regexp.MustCompile(`(\b[A-Z][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD)[A-Z0-9_]*["']?\s*[=:]\s*["']?)[^\s"']{6,}`),
 			need: []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}},

@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/acp"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // runACP serves the Agent Client Protocol on stdin/stdout (NDJSON) until
@@ -25,10 +26,12 @@ func runACP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	log := newLogger(stderr, c.logLevel)
 	reg := c.registry(log)
+	environ := append(os.Environ(), c.auth(log).Secrets()...)
+	setLogMask(log, tools.NewRedactor(environ))
 	err := acp.Serve(ctx, acp.Options{
 		Name: "pi-lsp", Version: version, Logger: log,
 		SessionsRoot: c.root(),
-		Environ:      append(os.Environ(), c.auth(log).Secrets()...),
+		Environ:      environ,
 		NewHarness: func(cwd string, wrap func(env.Env) env.Env) (*harness.Harness, error) {
 			return c.newHarnessEnv(log, reg, cwd, wrap)
 		},

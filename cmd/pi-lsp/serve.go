@@ -41,10 +41,12 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		log.Info("removed old bash output files", "count", n)
 	}
 	reg := c.registry(log)
+	// auth.json's keys are secrets too.
+	red := tools.NewRedactor(append(os.Environ(), c.auth(log).Secrets()...))
+	setLogMask(log, red)
 	srv := rpc.NewAgentServer(rpc.AgentOptions{
 		Name: "pi-lsp", Version: version, Logger: log,
-		// auth.json's keys are secrets too.
-		Masker:       tools.NewRedactor(append(os.Environ(), c.auth(log).Secrets()...)),
+		Masker:       red,
 		SessionsRoot: c.root(),
 		NewHarness: func(cwd string, buffers env.BufferReader, writes env.BufferWriter) (*harness.Harness, error) {
 			return c.newHarness(log, reg, cwd, buffers, writes)

@@ -14,6 +14,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/session"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // common holds the flags serve, acp and exec share.
@@ -79,12 +80,15 @@ func agentDir() string {
 	return filepath.Join(home, ".pi", "agent")
 }
 
+// newLogger is a command's logger on w at level. It masks secrets
+// (maskHandler) with the process's environment; setLogMask adds auth.json's
+// keys once they are read.
 func newLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(newMaskHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}), tools.NewRedactor(os.Environ())))
 }
 
 func (c *common) root() string {

@@ -84,6 +84,8 @@ type server struct {
 	cmd  *exec.Cmd
 	t    testing.TB
 	init json.RawMessage
+	// stderr is the process's stderr: read it only after cmd.Wait.
+	stderr *strings.Builder
 }
 
 type startOpt struct {
@@ -125,7 +127,7 @@ func (e *env) spawn(o startOpt) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{Client: c, cmd: cmd, t: t}
+	s := &server{Client: c, cmd: cmd, t: t, stderr: stderr}
 	t.Cleanup(func() {
 		_ = c.Close()
 		done := make(chan struct{})

@@ -1,0 +1,74 @@
+package rpc
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/pi-lsp/pi-lsp/display"
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+// TestHoldDisplayFrames: a secret split over two frames' append ops is sent
+// masked whole; the held word goes out with the op that ends the stream;
+// a state frame drops what was held.
+func TestHoldDisplayFrames(t *testing.T) {
+	r := tools.NewRedactor([]string{"MY_SERVICE_API_KEY=s3cr3t-value-4711"})
+	h := newHolder(r)
+	doc := any(map[string]any{"items": []any{map[string]any{"text": "", "streaming": true}}})
+	frame := func(ops string) []byte {
+		bodies, err := h.apply(jsonrpc2.NewNotification("display/state", []byte(`{"version":1,"ops":`+ops+`}`)))
+		if err != nil || len(bodies) != 1 {
+			t.Fatalf("apply: %v, %d bodies", err, len(bodies))
+		}
+		var f struct {
+			Params struct {
+				Ops []display.Op `json:"ops"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(bodies[0], &f); err != nil {
+			t.Fatal(err)
+		}
+		if doc, err = display.Patch(doc, f.Params.Ops); err != nil {
+			t.Fatalf("%s: %v", bodies[0], err)
+		}
+		return bodies[0]
+	}
+	text := func() string { return doc.(map[string]any)["items"].([]any)[0].(map[string]any)["text"].(string) }
+	b1 := frame(`[["a",["items",0,"text"],"the key is s3cr3t-va"]]`)
+	b2 := frame(`[["a",["items",0,"text"],"lue-4711 and more"]]`)
+	if strings.Contains(string(b1)+string(b2), "s3cr3t") || text() != "the key is ••••••"+" and " {
+		t.Fatalf("frames %s %s; text %q", b1, b2, text())
+	}
+	frame(`[["s",["items",0,"streaming"],false]]`)
+	if text() != "the key is •••••• and more" || h.display.Len() != 0 {
+		t.Fatalf("the held word did not go out at the stream's end: %q", text())
+	}
+	frame(`[["a",["items",0,"text"]," tail"]]`)
+	if _, err := h.apply(jsonrpc2.NewNotification("display/state", []byte(`{"version":2,"state":{}}`))); err != nil || h.display.Len() != 0 {
+		t.Fatalf("a state frame must drop the held text: %v, %d held", err, h.display.Len())
+	}
+}
+
+// TestHoldPushedText: an item's first text folded into its push is held
+// like an append, at the item's index (known from the state frame).
+func TestHoldPushedText(t *testing.T) {
+	h := newHolder(tools.NewRedactor([]string{"MY_SERVICE_API_KEY=s3cr3t-value-4711"}))
+	send := func(params string) string {
+		bodies, err := h.apply(jsonrpc2.NewNotification("display/state", []byte(params)))
+		if err != nil || len(bodies) != 1 {
+			t.Fatalf("apply: %v, %d bodies", err, len(bodies))
+		}
+		return string(bodies[0])
+	}
+	send(`{"version":1,"state":{"items":[{"kind":"user","text":"hi"}]}}`)
+	b1 := send(`{"version":2,"ops":[["p",["items"],{"kind":"assistant","text":"the key is s3cr","streaming":true}]]}`)
+	b2 := send(`{"version":3,"ops":[["a",["items",1,"text"],"3t-value-4711 ok"]]}`)
+	b3 := send(`{"version":4,"ops":[["s",["items",1,"streaming"],false]]}`)
+	all := b1 + b2 + b3
+	if strings.Contains(all, "s3cr") || !strings.Contains(b2, `"••••••`) || !strings.Contains(b3, `"ok"`) {
+		t.Fatalf("frames:\n%s\n%s\n%s", b1, b2, b3)
+	}
+}
