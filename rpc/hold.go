@@ -204,12 +204,6 @@ func (h *holder) holdPush(index int, item json.RawMessage) json.RawMessage {
 	if json.Unmarshal(item, &m) != nil {
 		return item
 	}
-	if streaming, _ := strconv.ParseBool(string(m["streaming"])); !streaming {
-		// A finished item (a user message, a tool that ended in the same
-		// frame) is sent whole and masked whole: only a stream's tail can
-		// be the start of a secret the next delta completes.
-		return item
-	}
 	changed := false
 	for _, member := range []string{"text", "output"} {
 		var v string
