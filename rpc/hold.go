@@ -58,7 +58,10 @@ func (h *holder) apply(msg jsonrpc2.Message) ([][]byte, error) {
 	}
 	display := bytes.Contains(body, []byte(`"display/state"`))
 	event := bytes.Contains(body, []byte(`"harness/event"`))
-	snap := h.display.Len() > 0 && bytes.Contains(body, []byte(`"state"`))
+	// Every display/snapshot answer is read, even when nothing is held: it
+	// sets the item count that a later push's held text is placed by (the
+	// frames it dropped were never sent).
+	snap := bytes.Contains(body, []byte(`"state"`)) && bytes.Contains(body, []byte(`"version"`))
 	if !display && !event && !snap {
 		return [][]byte{body}, nil
 	}
@@ -131,6 +134,14 @@ func (h *holder) frame(params json.RawMessage) json.RawMessage {
 			continue
 		}
 		key := string(op[1])
+		if len(path) > 1 && path[0] == "items" && h.items >= 0 {
+			if n, ok := path[1].(float64); ok && int(n) >= h.items {
+				// The count is off (it cannot be, but a wrong index would
+				// put held text on another item): pushes are not held
+				// until a state says how many items there are.
+				h.items = -1
+			}
+		}
 		for _, k := range h.display.Keys() {
 			if k == key && code == "a" {
 				continue

@@ -72,3 +72,57 @@ func TestHoldPushedText(t *testing.T) {
 		t.Fatalf("frames:\n%s\n%s\n%s", b1, b2, b3)
 	}
 }
+
+// TestHoldCountsSnapshotWhenNothingIsHeld: a display/snapshot answer sets
+// the item count even when nothing is held. A frame the snapshot dropped
+// (never sent) pushed an item; the next pushed item's held text must go to
+// its own index, not to the one before it (clean-clone CI: a held tail
+// landed on the user item, or on a tool item that has no text).
+func TestHoldCountsSnapshotWhenNothingIsHeld(t *testing.T) {
+	h := newHolder(tools.NewRedactor([]string{"MY_SERVICE_API_KEY=s3cr3t-value-4711"}))
+	doc := any(nil)
+	send := func(msg jsonrpc2.Message) {
+		bodies, err := h.apply(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bodies {
+			var f struct {
+				Method string `json:"method"`
+				Params struct {
+					State any          `json:"state"`
+					Ops   []display.Op `json:"ops"`
+				} `json:"params"`
+				Result struct {
+					State any `json:"state"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(b, &f); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case f.Method == "" && f.Result.State != nil:
+				doc = f.Result.State
+			case f.Params.State != nil:
+				doc = f.Params.State
+			default:
+				if doc, err = display.Patch(doc, f.Params.Ops); err != nil {
+					t.Fatalf("%s: %v", b, err)
+				}
+			}
+		}
+	}
+	frame := func(params string) { send(jsonrpc2.NewNotification("display/state", []byte(params))) }
+	frame(`{"version":1,"state":{"items":[]}}`)
+	// The frame pushing the user item was dropped for the snapshot, which
+	// holds it.
+	send(jsonrpc2.NewResponse(jsonrpc2.NewNumberID(7), jsonrpc2.RawMessage(`{"version":3,"state":{"items":[{"id":"i1","kind":"user","text":"q"}]}}`), nil))
+	frame(`{"version":4,"ops":[["p",["items"],{"id":"i2","kind":"assistant","text":"first s3cr","streaming":true}]]}`)
+	frame(`{"version":5,"ops":[["a",["items",1,"text"],"answer"]]}`)
+	frame(`{"version":6,"ops":[["s",["items",1,"streaming"],false]]}`)
+	items := doc.(map[string]any)["items"].([]any)
+	user, answer := items[0].(map[string]any)["text"], items[1].(map[string]any)["text"]
+	if user != "q" || answer != "first s3cranswer" {
+		t.Fatalf("user %q, answer %q", user, answer)
+	}
+}
