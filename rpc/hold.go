@@ -20,9 +20,10 @@ type streamHolder interface {
 // the beginning of a secret (tools.StreamTails), so that a secret the model
 // streams across two deltas is masked whole by egress: display/state append
 // ops per path, and harness/event message_update deltas per deltaKind and
-// contentIndex. Held text goes out with the stream's next delta, or just
-// before the op that ends the stream (the item's "streaming" false, a push
-// of the next item, the run's end). A message_update whose text is partly
+// contentIndex (a subagent_event's child's, per subagent as well). Held
+// text goes out with the stream's next delta, or just before the op that
+// ends the stream (the item's "streaming" false, a push of the next item,
+// the run's end). A message_update whose text is partly
 // held waits for the next event, and goes out before it carrying what was
 // decided, so every event is sent once and in order. It is
 // dropped when the text is sent whole another way: a state frame, a
@@ -241,20 +242,35 @@ func (h *holder) event(body, params json.RawMessage) [][]byte {
 	if len(h.pending) == 0 && !bytes.Contains(params, []byte(`"message_update"`)) {
 		return [][]byte{body}
 	}
+	type streamed struct {
+		Type         string `json:"type"`
+		DeltaKind    string `json:"deltaKind"`
+		Delta        string `json:"delta"`
+		ContentIndex int    `json:"contentIndex"`
+	}
 	var p struct {
 		Event struct {
-			Type         string `json:"type"`
-			DeltaKind    string `json:"deltaKind"`
-			Delta        string `json:"delta"`
-			ContentIndex int    `json:"contentIndex"`
+			streamed
+			Subagent *struct {
+				ToolCallID string `json:"toolCallId"`
+			} `json:"subagent"`
+			Child *streamed `json:"child"`
 		} `json:"event"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return [][]byte{body}
 	}
-	ev := p.Event
+	ev, prefix := p.Event.streamed, ""
+	if ev.Type == "subagent_event" && p.Event.Child != nil {
+		// A subagent's streamed text is held per subagent (its tool
+		// call), like the parent's.
+		ev, prefix = *p.Event.Child, "subagent/"
+		if p.Event.Subagent != nil {
+			prefix += p.Event.Subagent.ToolCallID + "/"
+		}
+	}
 	update := ev.Type == "message_update" && ev.DeltaKind != ""
-	key := ev.DeltaKind + "/" + strconv.Itoa(ev.ContentIndex)
+	key := prefix + ev.DeltaKind + "/" + strconv.Itoa(ev.ContentIndex)
 	var out [][]byte
 	for k, pe := range h.pending {
 		if update && k == key {
@@ -290,7 +306,9 @@ type pendingEvent struct {
 }
 
 // eventBody is a harness/event notification of params (a message_update)
-// with its delta replaced: the "delta" member's literal is spliced, or,
+// with its delta replaced (a subagent_event's: its child's): the "delta"
+// member's literal is spliced (an event carries one "delta" member at
+// most, the child's in a subagent_event, which has none of its own), or,
 // when the event has none (an empty delta is omitted), the event decoded
 // and encoded again.
 func eventBody(params json.RawMessage, delta string) []byte {
@@ -308,7 +326,14 @@ func eventBody(params json.RawMessage, delta string) []byte {
 	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p["event"], &ev) != nil {
 		return notification("harness/event", params)
 	}
-	ev["delta"] = encodeRaw(delta)
+	var child map[string]json.RawMessage
+	if json.Unmarshal(ev["child"], &child) == nil && child != nil {
+		// subagent_event: the delta is the child's (the event has none).
+		child["delta"] = encodeRaw(delta)
+		ev["child"] = encodeRaw(child)
+	} else {
+		ev["delta"] = encodeRaw(delta)
+	}
 	p["event"] = encodeRaw(ev)
 	return notification("harness/event", encodeRaw(p))
 }

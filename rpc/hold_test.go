@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -124,5 +125,72 @@ func TestHoldCountsSnapshotWhenNothingIsHeld(t *testing.T) {
 	user, answer := items[0].(map[string]any)["text"], items[1].(map[string]any)["text"]
 	if user != "q" || answer != "first s3cranswer" {
 		t.Fatalf("user %q, answer %q", user, answer)
+	}
+}
+
+// TestHoldSubagentDeltas: a secret a subagent streams across two
+// subagent_event message_updates is masked whole, and every event is sent
+// once, in order. (Held text goes out before any other event, to keep the
+// order, so streams that interleave — parallel subagents — release each
+// other's held tails: that case is not covered.)
+func TestHoldSubagentDeltas(t *testing.T) {
+	r := tools.NewRedactor([]string{"MY_SERVICE_API_KEY=s3cr3t-value-4711"})
+	h := newHolder(r)
+	var sent []string
+	send := func(ev string) {
+		bodies, err := h.apply(jsonrpc2.NewNotification("harness/event", []byte(`{"event":`+ev+`}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bodies {
+			out, err := egressBody(r, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent = append(sent, string(out))
+		}
+	}
+	sub := func(seq int, delta string) string {
+		return fmt.Sprintf(`{"type":"subagent_event","seq":%d,"subagent":{"agent":"explore","toolCallId":"call_1"},"child":{"type":"message_update","seq":%d,"deltaKind":"text","delta":%q}}`, seq, seq, delta)
+	}
+	send(`{"type":"message_update","seq":1,"deltaKind":"text","delta":"parent "}`)
+	send(sub(2, "found s3cr3t-va"))
+	send(sub(3, "lue-4711 here"))
+	send(`{"type":"agent_end","seq":4}`)
+	all := strings.Join(sent, "\n")
+	if strings.Contains(all, "s3cr3t") {
+		t.Fatalf("the secret crossed:\n%s", all)
+	}
+	var child, parent string
+	var seqs []int
+	for _, b := range sent {
+		var m struct {
+			Params struct {
+				Event struct {
+					Type  string `json:"type"`
+					Seq   int    `json:"seq"`
+					Delta string `json:"delta"`
+					Child *struct {
+						Delta string `json:"delta"`
+					} `json:"child"`
+				} `json:"event"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal([]byte(b), &m); err != nil {
+			t.Fatal(err)
+		}
+		ev := m.Params.Event
+		seqs = append(seqs, ev.Seq)
+		if ev.Child != nil {
+			child += ev.Child.Delta
+		} else {
+			parent += ev.Delta
+		}
+	}
+	if child != "found •••••• here" || parent != "parent " {
+		t.Fatalf("child %q, parent %q:\n%s", child, parent, all)
+	}
+	if fmt.Sprint(seqs) != "[1 2 3 4]" {
+		t.Fatalf("events out of order or not once: %v", seqs)
 	}
 }
