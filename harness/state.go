@@ -64,7 +64,7 @@ func (h *Harness) addUsage(u llm.Usage) {
 	h.cumulative.CacheRead += u.CacheRead
 	h.cumulative.CacheWrite += u.CacheWrite
 	h.cumulative.TotalTokens += u.TotalTokens
-	h.cumulative.Cost = addCost(h.cumulative.Cost, u.Cost)
+	h.cumulative.Cost = h.cumulative.Cost.Add(u.Cost) // the llm client priced each message (models.json)
 	h.mu.Unlock()
 	h.emit(Event{Type: EvUsage, Tokens: h.tokensPtr()})
 }
@@ -107,11 +107,4 @@ func (h *Harness) budget(m llm.Model) compaction.Settings {
 	s.Enabled = h.autoCompact
 	h.mu.Unlock()
 	return s
-}
-
-// addCost adds b to a, field by field (models.json prices per million
-// tokens, already applied by the llm client to each message's usage).
-func addCost(a, b llm.Cost) llm.Cost {
-	return llm.Cost{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
-		CacheWrite: a.CacheWrite + b.CacheWrite, Total: a.Total + b.Total}
 }

@@ -113,6 +113,12 @@ type Cost struct {
 	Total      float64 `json:"total"`
 }
 
+// Add returns c plus o, field by field.
+func (c Cost) Add(o Cost) Cost {
+	return Cost{Input: c.Input + o.Input, Output: c.Output + o.Output, CacheRead: c.CacheRead + o.CacheRead,
+		CacheWrite: c.CacheWrite + o.CacheWrite, Total: c.Total + o.Total}
+}
+
 // Usage is the provider-reported token usage of one assistant message.
 type Usage struct {
 	Input       int  `json:"input"`

@@ -139,7 +139,7 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 		if c != (llm.Cost{}) {
 			x.costs = append(x.costs, c)
 			u.cost = int32(len(x.costs))
-			x.cost = addCost(x.cost, c)
+			x.cost = x.cost.Add(c)
 		}
 		x.usage = append(x.usage, u)
 		r.aux = int32(len(x.usage))

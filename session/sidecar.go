@@ -453,7 +453,7 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 			}
 			c := llm.Cost{Input: v[0], Output: v[1], CacheRead: v[2], CacheWrite: v[3], Total: v[4]}
 			x.costs[i] = c
-			x.cost = addCost(x.cost, c)
+			x.cost = x.cost.Add(c)
 		}
 		for _, u := range x.usage {
 			if int(u.cost) > len(x.costs) {

@@ -97,12 +97,6 @@ func parseCost(raw []byte) llm.Cost {
 	return c
 }
 
-// addCost adds b to a, field by field.
-func addCost(a, b llm.Cost) llm.Cost {
-	return llm.Cost{Input: a.Input + b.Input, Output: a.Output + b.Output, CacheRead: a.CacheRead + b.CacheRead,
-		CacheWrite: a.CacheWrite + b.CacheWrite, Total: a.Total + b.Total}
-}
-
 // Cost is the recorded cost of every assistant message in the file, on
 // every branch (what the session has cost, abandoned branches and
 // compacted turns included), from the index alone.
@@ -151,7 +145,7 @@ func (s *Session) ContextUsage(ctx context.Context) (sum, last llm.Usage, err er
 			}
 		}
 		if u.cost > 0 {
-			sum.Cost = addCost(sum.Cost, s.idx.costs[u.cost-1])
+			sum.Cost = sum.Cost.Add(s.idx.costs[u.cost-1])
 		}
 	}
 	return sum, last, nil
