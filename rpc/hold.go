@@ -83,12 +83,16 @@ func (h *holder) apply(msg jsonrpc2.Message) ([][]byte, error) {
 		return h.event(body, head.Params), nil
 	case head.Method == "" && snap:
 		var snap struct {
-			Version *int64          `json:"version"`
-			State   json.RawMessage `json:"state"`
+			Version *int64 `json:"version"`
+			State   *struct {
+				Items json.RawMessage `json:"items"`
+			} `json:"state"`
 		}
-		if json.Unmarshal(head.Result, &snap) == nil && snap.Version != nil && len(snap.State) > 0 {
+		if json.Unmarshal(head.Result, &snap) == nil && snap.Version != nil && snap.State != nil {
 			h.dropDisplay()
-			h.countItems(snap.State)
+			if len(snap.State.Items) > 0 {
+				h.countArray(snap.State.Items)
+			}
 		}
 	}
 	return [][]byte{body}, nil
