@@ -10,7 +10,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
@@ -30,7 +29,8 @@ var ErrNoCapability = errors.New("rpc: the client did not declare this capabilit
 var ErrClosed = errors.New("rpc: connection closed")
 
 // Client is one connected client: its lifecycle, capabilities, requests in
-// flight and display push. Handlers receive it; it is safe for concurrent use.
+// flight, and the values upper layers keep per connection (SetValue).
+// Handlers receive it; it is safe for concurrent use.
 type Client struct {
 	srv    *Server
 	conn   jsonrpc2.Conn
@@ -44,9 +44,8 @@ type Client struct {
 	inflight map[jsonrpc2.ID]*request
 	ready    chan struct{} // closed once the client has the initialize result
 	isReady  bool
-	display  *display.Scheduler
-	unsub    func()
-	closing  bool // teardown began: spawn refuses
+	values   map[any]any // SetValue
+	closing  bool        // teardown began: spawn refuses
 
 	handlers sync.WaitGroup // request goroutines and pushers
 	exitCh   chan struct{}
@@ -186,21 +185,89 @@ func (c *Client) Progress(token string, value protocol.WorkProgress) error {
 	return c.Notify("$/progress", protocol.ProgressParams{Token: token, Value: value})
 }
 
+// Context is the connection's context: it ends when the connection does.
+func (c *Client) Context() context.Context { return c.ctx }
+
+// Close ends the connection: Serve returns as if its ctx were cancelled.
+func (c *Client) Close() { c.cancel() }
+
+// Go runs f in a goroutine that the end of the connection waits for (a
+// bounded time); f should return once Context ends. It returns false, and
+// does not run f, once the connection is closing.
+func (c *Client) Go(f func()) bool { return c.spawn(f) }
+
+// WaitReady blocks until the client has the initialize result (pushes may
+// start); false if the connection ends first.
+func (c *Client) WaitReady() bool {
+	select {
+	case <-c.ready:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
+// Value returns what an upper layer stored on c under key (nil if none).
+func (c *Client) Value(key any) any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.values[key]
+}
+
+// LoadOrStore returns the value stored on c under key, storing v first
+// when there is none (see SetValue).
+func (c *Client) LoadOrStore(key, v any) any {
+	c.mu.Lock()
+	if old, ok := c.values[key]; ok {
+		c.mu.Unlock()
+		return old
+	}
+	c.mu.Unlock()
+	c.SetValue(key, v)
+	return v
+}
+
+// SetValue stores v on c under key (nil removes it), replacing an earlier
+// value (the caller ends a value it replaces). When the connection ends,
+// each value left that has a Close() method is closed, before OnDisconnect
+// runs. A value set once the connection is closing is closed at once.
+func (c *Client) SetValue(key, v any) {
+	c.mu.Lock()
+	closing := c.closing
+	if !closing {
+		if c.values == nil {
+			c.values = map[any]any{}
+		}
+		if v == nil {
+			delete(c.values, key)
+		} else {
+			c.values[key] = v
+		}
+	}
+	c.mu.Unlock()
+	if closing {
+		closeValue(v)
+	}
+}
+
+func closeValue(v any) {
+	if cl, ok := v.(interface{ Close() }); ok {
+		cl.Close()
+	}
+}
+
 // teardown ends the connection's work: requests are cancelled, pushers
-// stop, the display scheduler detaches. It waits a bounded time for
-// handlers to return.
+// stop, the values upper layers stored are closed. It waits a bounded time
+// for handlers to return.
 func (c *Client) teardown() {
 	c.cancel()
 	c.mu.Lock()
 	c.closing = true
-	sched, unsub := c.display, c.unsub
-	c.display, c.unsub = nil, nil
+	values := c.values
+	c.values = nil
 	c.mu.Unlock()
-	if sched != nil {
-		sched.Close()
-	}
-	if unsub != nil {
-		unsub()
+	for _, v := range values {
+		closeValue(v)
 	}
 	done := make(chan struct{})
 	go func() {

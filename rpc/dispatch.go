@@ -38,10 +38,7 @@ func (c *Client) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	if method == "shutdown" {
 		return c.shutdown(ctx)
 	}
-	h := c.srv.handler(method)
-	if p := c.proxy(); p != nil {
-		h = p.Handler(method, false)
-	}
+	h := c.route(method, false)
 	if h == nil {
 		return nil, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", method)}
 	}
@@ -155,10 +152,7 @@ func (c *Client) notification(method string, params json.RawMessage) {
 	if state != stateRunning {
 		return // LSP: notifications before initialize (or after shutdown) are dropped
 	}
-	h := c.srv.handler(method)
-	if p := c.proxy(); p != nil {
-		h = p.Handler(method, true)
-	}
+	h := c.route(method, true)
 	if h == nil {
 		if !strings.HasPrefix(method, "$/") {
 			c.Log(slog.LevelWarn, "ignored unknown notification "+method)
@@ -175,6 +169,17 @@ func (c *Client) notification(method string, params json.RawMessage) {
 			c.Log(slog.LevelWarn, fmt.Sprintf("notification %s failed: %v", method, err))
 		}
 	})
+}
+
+// route picks method's handler: Options.Route's when it answers, else the
+// method table's.
+func (c *Client) route(method string, notification bool) HandlerFunc {
+	if r := c.srv.opts.Route; r != nil {
+		if h, ok := r(c, method, notification); ok {
+			return h
+		}
+	}
+	return c.srv.Handler(method)
 }
 
 // spawn runs f in a goroutine teardown waits for; it refuses once the

@@ -16,6 +16,11 @@ type Masker interface {
 	RedactJSON(doc []byte, exempt func(path []string) bool) ([]byte, error)
 }
 
+// MethodHandover is the notification an owner sends, on a session's socket
+// only, to hand its queue to the process that takes its session over; its
+// params are exempt from masking (exemptPath).
+const MethodHandover = "$/pi-lsp/handover"
+
 // errEgress is a message the egress step could not make safe: it was not
 // sent.
 var errEgress = errors.New("rpc: an outgoing message could not be masked; it was not sent")
@@ -64,7 +69,7 @@ func egressBody(m Masker, body []byte) ([]byte, error) {
 // The connection hands the stream its own unexported message types, so the
 // method is read back from the encoded body, and only when the body names it.
 func exemptPath(body []byte) func(path []string) bool {
-	if bytes.Contains(body, []byte(`"`+methodHandover+`"`)) {
+	if bytes.Contains(body, []byte(`"`+MethodHandover+`"`)) {
 		return exemptHandover(body)
 	}
 	if !bytes.Contains(body, []byte(`"fs/writeTextFile"`)) {
@@ -83,7 +88,7 @@ func exemptPath(body []byte) func(path []string) bool {
 // queued messages must reach the next owner as the user typed them.
 func exemptHandover(body []byte) func(path []string) bool {
 	msg, err := jsonrpc2.DecodeMessage(body)
-	if note, ok := msg.(*jsonrpc2.Notification); err != nil || !ok || note.Method() != methodHandover {
+	if note, ok := msg.(*jsonrpc2.Notification); err != nil || !ok || note.Method() != MethodHandover {
 		return nil
 	}
 	return func(path []string) bool { return len(path) >= 1 && path[0] == "params" }

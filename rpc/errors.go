@@ -7,8 +7,6 @@ import (
 	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
-
-	"github.com/pi-lsp/pi-lsp/harness"
 )
 
 // JSON-RPC and LSP error codes, and pi-lsp's own (see docs/protocol.md).
@@ -45,8 +43,9 @@ func ErrInvalidParams(msg string) *Error {
 	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + msg}
 }
 
-// ErrBusy answers -32001 for a request that needs the harness idle.
-func ErrBusy(phase harness.Phase) *Error {
+// ErrBusy answers -32001 for a request that needs the agent idle; phase
+// names what it is doing.
+func ErrBusy[P ~string](phase P) *Error {
 	return &Error{Code: CodeBusy, Message: fmt.Sprintf("busy: the agent is in phase %q; wait for it or send agent/abort", phase),
 		Data: map[string]any{"phase": phase}}
 }

@@ -111,9 +111,8 @@ func (c *Client) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 		ServerInfo:   ServerInfo{Name: c.srv.opts.Name, Version: c.srv.opts.Version},
 		Capabilities: ServerCapabilities{Methods: c.srv.Methods()},
 	}
-	res.Capabilities.DisplayState.Diffs = true
-	if p := c.proxy(); p != nil {
-		res.Attached, res.OwnerPID = true, p.OwnerPID()
+	if h := c.srv.opts.OnResult; h != nil {
+		h(c, &res)
 	}
 	return res, nil
 }

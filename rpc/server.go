@@ -14,7 +14,6 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -41,18 +40,18 @@ type Options struct {
 	// reason (exit, input closed, ctx cancelled).
 	OnDisconnect func(c *Client)
 
-	// DisplayClock is the clock of the display schedulers (tests); nil is
-	// the wall clock.
-	DisplayClock display.Clock
-
 	// Masker masks secrets in every outgoing message (see egress); nil
 	// masks what tools.NewRedactor finds in the process's environment.
 	Masker Masker
 
-	// Proxy, when it returns non-nil for c, serves c's requests and
-	// notifications after initialize instead of the method table: c is
-	// attached to a session another process owns (attach_proxy.go).
-	Proxy func(c *Client) Proxy
+	// Route, when it answers ok for c, serves c's requests and
+	// notifications after initialize instead of the method table (h nil:
+	// method not found): an upper layer that serves some connections
+	// itself, e.g. one attached to a session another process owns.
+	Route func(c *Client, method string, notification bool) (h HandlerFunc, ok bool)
+	// OnResult, when set, completes the initialize result sent to c, after
+	// OnInitialize succeeded.
+	OnResult func(c *Client, res *InitializeResult)
 }
 
 // Server is the method table and options shared by every connection.
@@ -72,7 +71,7 @@ func reserved(method string) bool {
 	return false
 }
 
-// NewServer returns a server with the built-in display/snapshot method.
+// NewServer returns a server with an empty method table.
 func NewServer(opts Options) *Server {
 	s := &Server{opts: opts, log: opts.Logger, handlers: map[string]HandlerFunc{}}
 	if s.log == nil {
@@ -84,7 +83,6 @@ func NewServer(opts Options) *Server {
 	if s.opts.MaxFrame <= 0 {
 		s.opts.MaxFrame = DefaultMaxFrame
 	}
-	s.Register("display/snapshot", snapshotHandler)
 	return s
 }
 
@@ -112,7 +110,8 @@ func (s *Server) Methods() []string {
 	return out
 }
 
-func (s *Server) handler(method string) HandlerFunc {
+// Handler returns method's handler in the table (nil if none).
+func (s *Server) Handler(method string) HandlerFunc {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.handlers[method]

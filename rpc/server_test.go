@@ -40,10 +40,10 @@ func TestLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ServerInfo.Name != "pi-lsp" || res.ServerInfo.Version != "test" || !res.Capabilities.DisplayState.Diffs {
+	if res.ServerInfo.Name != "pi-lsp" || res.ServerInfo.Version != "test" || res.Capabilities.DisplayState.Diffs {
 		t.Fatalf("result = %+v", res)
 	}
-	if !slices.Equal(res.Capabilities.Methods, []string{"display/snapshot", "test/echo"}) {
+	if !slices.Equal(res.Capabilities.Methods, []string{"test/echo"}) {
 		t.Fatalf("methods = %v", res.Capabilities.Methods)
 	}
 	if got.ProcessID != 4242 || got.ClientInfo.Name != "vscode" || got.RootPath() != "/home/u/proj" ||

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/session"
 )
 
@@ -26,16 +27,16 @@ const AttachProtocolVersion = 1
 
 // Internal methods between two pi-lsp processes; never sent to an editor.
 const (
-	methodAttach   = "$/pi-lsp/attach"   // the first message on the socket
-	methodHandover = "$/pi-lsp/handover" // the owner is leaving: who takes over, and the state
+	methodAttach   = "$/pi-lsp/attach"  // the first message on the socket
+	methodHandover = rpc.MethodHandover // the owner is leaving: who takes over, and the state
 )
 
 // attachParams are the params of $/pi-lsp/attach.
 type attachParams struct {
-	ProtocolVersion int         `json:"protocolVersion"`
-	PID             int         `json:"pid"`
-	Path            string      `json:"path"` // the session file the attacher asked for
-	ClientInfo      *ClientInfo `json:"clientInfo,omitempty"`
+	ProtocolVersion int             `json:"protocolVersion"`
+	PID             int             `json:"pid"`
+	Path            string          `json:"path"` // the session file the attacher asked for
+	ClientInfo      *rpc.ClientInfo `json:"clientInfo,omitempty"`
 	// Follower is true for a terminal command (exec --session, attach)
 	// that cannot take the session over when the owner leaves.
 	Follower bool `json:"follower,omitempty"`
@@ -65,17 +66,17 @@ type handoverParams struct {
 type attachState struct {
 	mu    sync.Mutex
 	hubs  map[*harness.Harness]*hub
-	links map[*Client]*link
-	after map[*Client]int64 // display versions a connection's next scheduler continues
+	links map[*rpc.Client]*link
+	after map[*rpc.Client]int64 // display versions a connection's next scheduler continues
 }
 
 func newAttachState() *attachState {
-	return &attachState{hubs: map[*harness.Harness]*hub{}, links: map[*Client]*link{}, after: map[*Client]int64{}}
+	return &attachState{hubs: map[*harness.Harness]*hub{}, links: map[*rpc.Client]*link{}, after: map[*rpc.Client]int64{}}
 }
 
 // takeDisplayAfter is the display version c's next scheduler continues
 // after (0: start at 1), once.
-func (a *agent) takeDisplayAfter(c *Client) int64 {
+func (a *agent) takeDisplayAfter(c *rpc.Client) int64 {
 	a.att.mu.Lock()
 	defer a.att.mu.Unlock()
 	v := a.att.after[c]
@@ -83,7 +84,7 @@ func (a *agent) takeDisplayAfter(c *Client) int64 {
 	return v
 }
 
-func (a *agent) setDisplayAfter(c *Client, v int64) {
+func (a *agent) setDisplayAfter(c *rpc.Client, v int64) {
 	if v <= 0 {
 		return
 	}
@@ -97,15 +98,15 @@ func (a *agent) setDisplayAfter(c *Client, v int64) {
 // harness's session on its socket and asks its questions of every client.
 type hub struct {
 	a   *agent
-	srv *Server
+	srv *rpc.Server
 	h   *harness.Harness
 
 	ctx    context.Context // ends when the hub closes
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
-	clients []*Client
-	socks   map[*Client]*sockConn
+	clients []*rpc.Client
+	socks   map[*rpc.Client]*sockConn
 	leaving *handoverParams // captured at shutdown, before the run is aborted
 
 	lmu   sync.Mutex // listening
@@ -134,13 +135,13 @@ func sockConnFrom(ctx context.Context) *sockConn {
 
 // joinHub makes c a client of h's hub, creating the hub (and its socket)
 // for the owner's own connection.
-func (a *agent) joinHub(c *Client, h *harness.Harness, shared bool) {
+func (a *agent) joinHub(c *rpc.Client, h *harness.Harness, shared bool) {
 	a.att.mu.Lock()
 	hb := a.att.hubs[h]
 	created := hb == nil
 	if created {
 		ctx, cancel := context.WithCancel(context.Background())
-		hb = &hub{a: a, srv: c.srv, h: h, ctx: ctx, cancel: cancel, socks: map[*Client]*sockConn{}}
+		hb = &hub{a: a, srv: c.Server(), h: h, ctx: ctx, cancel: cancel, socks: map[*rpc.Client]*sockConn{}}
 		a.att.hubs[h] = hb
 	}
 	a.att.mu.Unlock()
@@ -163,7 +164,7 @@ func (a *agent) joinHub(c *Client, h *harness.Harness, shared bool) {
 // is not c's own). For the owner's own connection the hub closes: the
 // attached processes are told who takes over, and after (run once the
 // harness is closed and the lock released) ends their connections.
-func (a *agent) leaveHub(c *Client, at *attachment) (keep bool, after func()) {
+func (a *agent) leaveHub(c *rpc.Client, at *attachment) (keep bool, after func()) {
 	a.att.mu.Lock()
 	hb := a.att.hubs[at.h]
 	if hb != nil && !at.shared {
@@ -206,7 +207,7 @@ func (a *agent) leaveHub(c *Client, at *attachment) (keep bool, after func()) {
 
 // beforeShutdown records the hand-over state of the owner's own connection
 // before shutdown aborts its run (the queue would be gone after).
-func (a *agent) beforeShutdown(c *Client) {
+func (a *agent) beforeShutdown(c *rpc.Client) {
 	h := a.harness(c)
 	if h == nil {
 		return
@@ -224,7 +225,7 @@ func (a *agent) beforeShutdown(c *Client) {
 }
 
 // owner is the hub's own (first, not socket) client.
-func (hb *hub) owner() *Client {
+func (hb *hub) owner() *rpc.Client {
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
 	for _, c := range hb.clients {
@@ -256,7 +257,7 @@ func (hb *hub) handOver(socks []*sockConn) {
 	if st == nil {
 		st = hb.leavingState()
 	}
-	var succ *Client
+	var succ *rpc.Client
 	hb.mu.Lock()
 	if len(order) > 0 {
 		st.Successor = order[0].pid
@@ -266,7 +267,7 @@ func (hb *hub) handOver(socks []*sockConn) {
 			}
 		}
 	}
-	others := make([]*Client, 0, len(hb.socks))
+	others := make([]*rpc.Client, 0, len(hb.socks))
 	for c := range hb.socks {
 		if c != succ {
 			others = append(others, c)
@@ -347,12 +348,12 @@ func (hb *hub) stopListeningLocked() {
 }
 
 // capable lists the clients that declared they answer method.
-func (hb *hub) capable(method string) []*Client {
+func (hb *hub) capable(method string) []*rpc.Client {
 	hb.mu.Lock()
 	defer hb.mu.Unlock()
-	var out []*Client
+	var out []*rpc.Client
 	for _, c := range hb.clients {
-		if known, ok := capability(c.Capabilities(), method); !known || ok {
+		if known, ok := rpc.Declared(c.Capabilities(), method); !known || ok {
 			out = append(out, c)
 		}
 	}

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/session"
 )
 
@@ -26,7 +27,7 @@ var ErrNoOwner = errors.New("rpc: no pi-lsp process serves this session")
 // the questions.
 type SessionConn struct {
 	conn     jsonrpc2.Conn
-	st       *stream
+	st       rpc.Stream
 	ownerPID int
 }
 
@@ -34,7 +35,7 @@ type SessionConn struct {
 // versions and initializes with info and caps. onNote receives the owner's
 // notifications in order, on the connection's read loop (it must not
 // block for long). ErrNoOwner when nobody listens.
-func DialSession(ctx context.Context, path string, info ClientInfo, caps ClientCapabilities, onNote func(method string, params json.RawMessage)) (*SessionConn, error) {
+func DialSession(ctx context.Context, path string, info rpc.ClientInfo, caps rpc.ClientCapabilities, onNote func(method string, params json.RawMessage)) (*SessionConn, error) {
 	sock, err := session.SocketPath(path)
 	if err != nil {
 		return nil, err
@@ -51,18 +52,18 @@ func DialSession(ctx context.Context, path string, info ClientInfo, caps ClientC
 		_ = nc.Close()
 		return nil, err
 	}
-	st := newStream(readCloser{br, nc}, nc, DefaultMaxFrame, noMask{}, slog.New(slog.DiscardHandler), nil)
-	sc := &SessionConn{conn: jsonrpc2.NewConn(st, jsonrpc2.WithCodec(jsonCodec{})), st: st, ownerPID: res.PID}
+	st := rpc.NewStream(readCloser{br, nc}, nc, rpc.DefaultMaxFrame, nil, slog.New(slog.DiscardHandler))
+	sc := &SessionConn{conn: jsonrpc2.NewConn(st, rpc.Codec()), st: st, ownerPID: res.PID}
 	sc.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if !req.IsCall() {
 			if onNote != nil {
-				onNote(req.Method(), cloneRaw(req.Params()))
+				onNote(req.Method(), append(json.RawMessage(nil), req.Params()...))
 			}
 			return nil, nil
 		}
-		return nil, &jsonrpc2.Error{Code: CodeMethodNotFound, Message: "this client answers no requests"}
+		return nil, &jsonrpc2.Error{Code: rpc.CodeMethodNotFound, Message: "this client answers no requests"}
 	})
-	ip := InitializeParams{InitializeParams: protocol.InitializeParams{ClientInfo: &info, Capabilities: caps}}
+	ip := rpc.InitializeParams{InitializeParams: protocol.InitializeParams{ClientInfo: &info, Capabilities: caps}}
 	if err := sc.Call(ctx, "initialize", ip, nil); err != nil {
 		_ = sc.Close()
 		return nil, err
@@ -80,13 +81,13 @@ func (sc *SessionConn) OwnerPID() int { return sc.ownerPID }
 // Call sends a request to the owner; an error it answers is an *Error.
 func (sc *SessionConn) Call(ctx context.Context, method string, params, result any) error {
 	if _, err := sc.conn.Call(ctx, method, params, result); err != nil {
-		return fmt.Errorf("%s: %w", method, fromWire(err))
+		return fmt.Errorf("%s: %w", method, rpc.FromWire(err))
 	}
 	return nil
 }
 
 // Done is closed when the owner's side of the connection ends.
-func (sc *SessionConn) Done() <-chan struct{} { return sc.st.ended }
+func (sc *SessionConn) Done() <-chan struct{} { return sc.st.Ended() }
 
 // Close ends the connection.
 func (sc *SessionConn) Close() error { return sc.st.Close() }

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/pi-lsp/pi-lsp/tools"
+	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
 // The peer-credential check refuses a peer of another uid and accepts our
@@ -72,7 +72,7 @@ func TestHandshakeRefusals(t *testing.T) {
 		want   string
 	}{
 		{"owner refuses", func(id jsonrpc2.ID) *jsonrpc2.Response {
-			return jsonrpc2.NewResponse(id, nil, &jsonrpc2.Error{Code: CodeInvalidRequest, Message: "attach refused: version 7"})
+			return jsonrpc2.NewResponse(id, nil, &jsonrpc2.Error{Code: rpc.CodeInvalidRequest, Message: "attach refused: version 7"})
 		}, "attach refused: version 7"},
 		{"owner speaks another version", func(id jsonrpc2.ID) *jsonrpc2.Response {
 			res, _ := json.Marshal(attachResult{ProtocolVersion: 9, PID: 77})
@@ -84,7 +84,7 @@ func TestHandshakeRefusals(t *testing.T) {
 			defer a.Close()
 			go func() {
 				defer b.Close()
-				body, err := newFrameReader(b, 0).Next()
+				body, err := rpc.ReadFrame(b, 0)
 				if err != nil {
 					return
 				}
@@ -99,22 +99,6 @@ func TestHandshakeRefusals(t *testing.T) {
 				t.Fatalf("err %v, want %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// The hand-over's queue passes egress as typed; the same value anywhere
-// else is masked.
-func TestHandoverIsExemptFromMasking(t *testing.T) {
-	const secret = "hunter2hunter2hunter2"
-	m := tools.NewRedactor([]string{"MY_SERVICE_API_KEY=" + secret})
-	params, _ := json.Marshal(handoverParams{Successor: 1, FollowUp: []string{"deploy with " + secret}})
-	body, err := egress(m, jsonrpc2.NewNotification(methodHandover, params))
-	if err != nil || !strings.Contains(string(body), secret) {
-		t.Fatalf("hand-over masked: %s (%v)", body, err)
-	}
-	body, err = egress(m, jsonrpc2.NewNotification("ui/resolved", params))
-	if err != nil || strings.Contains(string(body), secret) {
-		t.Fatalf("ui/resolved not masked: %s (%v)", body, err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -38,7 +39,7 @@ func (hb *hub) serveConn(nc net.Conn) {
 	}
 	_ = nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	br := bufio.NewReaderSize(nc, 64<<10) // the frame reader below reads through it
-	body, err := newFrameReader(br, hb.srv.opts.MaxFrame).Next()
+	body, err := rpc.ReadFrame(br, hb.srv.MaxFrame())
 	if err != nil {
 		return
 	}
@@ -64,25 +65,25 @@ func (hb *hub) serveConn(nc net.Conn) {
 
 // checkAttach refuses an attacher of another protocol version, and one that
 // asked for a session this harness no longer serves.
-func (hb *hub) checkAttach(p attachParams) *Error {
+func (hb *hub) checkAttach(p attachParams) *rpc.Error {
 	if p.ProtocolVersion != AttachProtocolVersion {
-		return &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf(
+		return &rpc.Error{Code: rpc.CodeInvalidRequest, Message: fmt.Sprintf(
 			"attach refused: the owner (pid %d) speaks attach protocol version %d, the attaching pi-lsp (pid %d) speaks version %d; run the same pi-lsp version in both",
 			os.Getpid(), AttachProtocolVersion, p.PID, p.ProtocolVersion)}
 	}
 	cur := hb.h.SessionInfo().Path
 	if cur == "" || !sameFile(cur, p.Path) {
-		return &Error{Code: CodeLocked, Message: fmt.Sprintf("attach refused: pid %d no longer serves %s", os.Getpid(), p.Path)}
+		return &rpc.Error{Code: rpc.CodeLocked, Message: fmt.Sprintf("attach refused: pid %d no longer serves %s", os.Getpid(), p.Path)}
 	}
 	return nil
 }
 
 // parseAttach reads the $/pi-lsp/attach request.
-func parseAttach(body []byte) (jsonrpc2.ID, attachParams, *Error) {
+func parseAttach(body []byte) (jsonrpc2.ID, attachParams, *rpc.Error) {
 	var p attachParams
 	msg, err := jsonrpc2.DecodeMessage(body)
 	if err != nil {
-		return jsonrpc2.ID{}, p, &Error{Code: CodeParseError, Message: "attach: the first message is not JSON-RPC: " + err.Error()}
+		return jsonrpc2.ID{}, p, &rpc.Error{Code: rpc.CodeParseError, Message: "attach: the first message is not JSON-RPC: " + err.Error()}
 	}
 	call, ok := msg.(*jsonrpc2.Call)
 	if !ok || call.Method() != methodAttach {
@@ -90,10 +91,10 @@ func parseAttach(body []byte) (jsonrpc2.ID, attachParams, *Error) {
 		if ok {
 			id = call.ID()
 		}
-		return id, p, &Error{Code: CodeInvalidRequest, Message: "attach: the first message on a session socket must be the request " + methodAttach}
+		return id, p, &rpc.Error{Code: rpc.CodeInvalidRequest, Message: "attach: the first message on a session socket must be the request " + methodAttach}
 	}
 	if err := json.Unmarshal(call.Params(), &p); err != nil {
-		return call.ID(), p, ErrInvalidParams(methodAttach + ": " + err.Error())
+		return call.ID(), p, rpc.ErrInvalidParams(methodAttach + ": " + err.Error())
 	}
 	return call.ID(), p, nil
 }
@@ -101,10 +102,10 @@ func parseAttach(body []byte) (jsonrpc2.ID, attachParams, *Error) {
 // initShared is initialize of a connection accepted on a hub's socket: it
 // shares the owner's harness (its session, queue and settings) and gets its
 // own display.
-func (a *agent) initShared(ctx context.Context, c *Client, p InitializeParams, sc *sockConn) error {
+func (a *agent) initShared(ctx context.Context, c *rpc.Client, p rpc.InitializeParams, sc *sockConn) error {
 	hb := sc.hub
 	if hb.ctx.Err() != nil {
-		return &Error{Code: CodeLocked, Message: "attach refused: the owner is leaving"}
+		return &rpc.Error{Code: rpc.CodeLocked, Message: "attach refused: the owner is leaving"}
 	}
 	hb.mu.Lock()
 	hb.socks[c] = sc

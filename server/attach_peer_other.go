@@ -1,6 +1,6 @@
 //go:build !linux
 
-package rpc
+package server
 
 import "net"
 

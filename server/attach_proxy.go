@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"bufio"
@@ -14,15 +14,16 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/session"
 )
 
 // Proxy serves the requests and notifications of a connection attached to
-// a session another process owns (Options.Proxy).
+// a session another process owns (rpc.Options.Route).
 type Proxy interface {
 	// Handler serves method for the connection (notification: it was sent
 	// as one).
-	Handler(method string, notification bool) HandlerFunc
+	Handler(method string, notification bool) rpc.HandlerFunc
 	// OwnerPID is the owner's process id.
 	OwnerPID() int
 }
@@ -36,8 +37,8 @@ const attachWait = 5 * time.Second
 // over or attaches to the new owner.
 type link struct {
 	a    *agent
-	c    *Client
-	p    InitializeParams // the editor's initialize, replayed to each owner
+	c    *rpc.Client
+	p    rpc.InitializeParams // the editor's initialize, replayed to each owner
 	path string
 
 	mu        sync.Mutex
@@ -49,7 +50,7 @@ type link struct {
 	version   int64 // the last display/state version forwarded to the editor
 }
 
-func (a *agent) proxyOf(c *Client) Proxy {
+func (a *agent) proxyOf(c *rpc.Client) Proxy {
 	a.att.mu.Lock()
 	defer a.att.mu.Unlock()
 	if l := a.att.links[c]; l != nil {
@@ -58,12 +59,22 @@ func (a *agent) proxyOf(c *Client) Proxy {
 	return nil
 }
 
-// proxy is the connection's Proxy, or nil.
-func (c *Client) proxy() Proxy {
-	if f := c.srv.opts.Proxy; f != nil {
-		return f(c)
+// route serves an attached connection's methods through its Proxy
+// (rpc.Options.Route).
+func (a *agent) route(c *rpc.Client, method string, notification bool) (rpc.HandlerFunc, bool) {
+	if p := a.proxyOf(c); p != nil {
+		return p.Handler(method, notification), true
 	}
-	return nil
+	return nil, false
+}
+
+// result completes the initialize result (rpc.Options.OnResult): display
+// frames carry diffs, and an attached connection is marked so.
+func (a *agent) result(c *rpc.Client, res *rpc.InitializeResult) {
+	res.Capabilities.DisplayState.Diffs = true
+	if p := a.proxyOf(c); p != nil {
+		res.Attached, res.OwnerPID = true, p.OwnerPID()
+	}
 }
 
 func (l *link) OwnerPID() int {
@@ -78,8 +89,8 @@ func (l *link) OwnerPID() int {
 	return 0
 }
 
-func (l *link) Handler(method string, notification bool) HandlerFunc {
-	return func(ctx context.Context, c *Client, params json.RawMessage) (any, error) {
+func (l *link) Handler(method string, notification bool) rpc.HandlerFunc {
+	return func(ctx context.Context, c *rpc.Client, params json.RawMessage) (any, error) {
 		up, err := l.current(ctx)
 		if err != nil {
 			return nil, err
@@ -88,9 +99,9 @@ func (l *link) Handler(method string, notification bool) HandlerFunc {
 			return l.switchSession(ctx, up, method, params)
 		}
 		if up == nil { // this process owns the session now
-			h := c.srv.handler(method)
+			h := c.Server().Handler(method)
 			if h == nil {
-				return nil, &Error{Code: CodeMethodNotFound, Message: "method not found: " + method}
+				return nil, &rpc.Error{Code: rpc.CodeMethodNotFound, Message: "method not found: " + method}
 			}
 			return h(ctx, c, params)
 		}
@@ -117,13 +128,13 @@ func (l *link) switchSession(ctx context.Context, up *upstream, method string, p
 	}
 	h := l.a.harness(c)
 	if h == nil {
-		return nil, &Error{Code: CodeServerNotInitialized, Message: "server not initialized"}
+		return nil, &rpc.Error{Code: rpc.CodeServerNotInitialized, Message: "server not initialized"}
 	}
 	if up != nil {
 		l.a.closeProxy(c)
 		l.a.reconnectLocal(c, h)
 	}
-	return c.srv.handler(method)(ctx, c, params)
+	return c.Server().Handler(method)(ctx, c, params)
 }
 
 // attachedResult is the result of a session/open that attached.
@@ -137,7 +148,7 @@ func (l *link) attachedResult(ctx context.Context, up *upstream) (any, error) {
 		return nil, err
 	}
 	if err := json.Unmarshal(res.(json.RawMessage), &st); err != nil {
-		return nil, &Error{Code: CodeInternalError, Message: "session/state of the owner: " + err.Error()}
+		return nil, &rpc.Error{Code: rpc.CodeInternalError, Message: "session/state of the owner: " + err.Error()}
 	}
 	return sessionResult{SessionID: st.SessionID, Path: st.Path, Attached: true, OwnerPID: up.ownerPID}, nil
 }
@@ -155,7 +166,7 @@ func (l *link) current(ctx context.Context) (*upstream, error) {
 		case up != nil || owned:
 			return up, nil
 		case sw == nil:
-			return nil, ErrClosed
+			return nil, rpc.ErrClosed
 		}
 		select {
 		case <-sw:
@@ -168,7 +179,7 @@ func (l *link) current(ctx context.Context) (*upstream, error) {
 // attachTo connects c to the owner of the locked session at path. When the
 // owner does not answer and the lock turns out free (a stale socket), h
 // opens the session instead: owned is true and no link is made.
-func (a *agent) attachTo(ctx context.Context, c *Client, p InitializeParams, h *harness.Harness, path string) (l *link, owned bool, err error) {
+func (a *agent) attachTo(ctx context.Context, c *rpc.Client, p rpc.InitializeParams, h *harness.Harness, path string) (l *link, owned bool, err error) {
 	deadline := time.Now().Add(attachWait)
 	l = &link{a: a, c: c, p: p, path: path}
 	for {
@@ -181,8 +192,8 @@ func (a *agent) attachTo(ctx context.Context, c *Client, p InitializeParams, h *
 			u.start()
 			return l, false, nil
 		}
-		var refused *Error
-		if errors.As(err, &refused) && refused.Code != CodeLocked {
+		var refused *rpc.Error
+		if errors.As(err, &refused) && refused.Code != rpc.CodeLocked {
 			return nil, false, refused
 		}
 		// Nobody answers: the owner died (its socket is stale) or has
@@ -196,7 +207,7 @@ func (a *agent) attachTo(ctx context.Context, c *Client, p InitializeParams, h *
 			return nil, false, oerr
 		}
 		if time.Now().After(deadline) {
-			e := ErrLocked(locked.PID)
+			e := rpc.ErrLocked(locked.PID)
 			e.Message = fmt.Sprintf("session %s is locked by pid %d, which does not answer on its socket: %v", path, locked.PID, err)
 			return nil, false, e
 		}
@@ -208,7 +219,7 @@ func (a *agent) attachTo(ctx context.Context, c *Client, p InitializeParams, h *
 
 // attachAtInit attaches a connection whose initializationOptions.session
 // named a locked session. The local harness stays, idle, for a takeover.
-func (a *agent) attachAtInit(ctx context.Context, c *Client, p InitializeParams, h *harness.Harness, locked *session.LockedError) error {
+func (a *agent) attachAtInit(ctx context.Context, c *rpc.Client, p rpc.InitializeParams, h *harness.Harness, locked *session.LockedError) error {
 	_, owned, err := a.attachTo(ctx, c, p, h, locked.Path)
 	if err != nil {
 		if cerr := h.Close(); cerr != nil {
@@ -224,9 +235,9 @@ func (a *agent) attachAtInit(ctx context.Context, c *Client, p InitializeParams,
 	a.conns[c] = &attachment{h: h, unsub: func() {}, cancel: cancel}
 	a.mu.Unlock()
 	if p.ProcessID > 0 {
-		go WatchParent(wctx, p.ProcessID, func() {
+		go rpc.WatchParent(wctx, p.ProcessID, func() {
 			c.Log(slogWarn, "parent process is gone; exiting")
-			c.cancel()
+			c.Close()
 		})
 	}
 	return nil
@@ -234,19 +245,19 @@ func (a *agent) attachAtInit(ctx context.Context, c *Client, p InitializeParams,
 
 // sessionOpen is session/open: a session another process owns is attached
 // to instead of failing.
-func (a *agent) sessionOpen(ctx context.Context, c *Client, raw json.RawMessage) (any, error) {
+func (a *agent) sessionOpen(ctx context.Context, c *rpc.Client, raw json.RawMessage) (any, error) {
 	h, err := a.need(c)
 	if err != nil {
 		return nil, err
 	}
-	p, err := Params[struct {
+	p, err := rpc.Params[struct {
 		Path string `json:"path"`
 	}](raw)
 	if err != nil {
 		return nil, err
 	}
 	if p.Path == "" {
-		return nil, ErrInvalidParams(`"path" is required`)
+		return nil, rpc.ErrInvalidParams(`"path" is required`)
 	}
 	info, err := h.OpenSession(ctx, p.Path)
 	locked := lockedBy(err)
@@ -288,7 +299,7 @@ func (a *agent) releaseLocal(h *harness.Harness) {
 
 // detachLocal stops feeding the local harness's display and events to c:
 // the owner's replace them.
-func (a *agent) detachLocal(c *Client) {
+func (a *agent) detachLocal(c *rpc.Client) {
 	a.mu.Lock()
 	at := a.conns[c]
 	var unsub func()
@@ -299,7 +310,7 @@ func (a *agent) detachLocal(c *Client) {
 	if unsub != nil {
 		unsub()
 	}
-	c.detachDisplay()
+	detachDisplay(c)
 	if at == nil {
 		return
 	}
@@ -319,34 +330,23 @@ func (a *agent) detachLocal(c *Client) {
 }
 
 // reconnectLocal feeds h to c again (an attach that did not happen).
-func (a *agent) reconnectLocal(c *Client, h *harness.Harness) {
+func (a *agent) reconnectLocal(c *rpc.Client, h *harness.Harness) {
 	a.mu.Lock()
 	at := a.conns[c]
 	a.mu.Unlock()
 	if at != nil {
 		at.cancel()
 	}
-	if err := a.connect(c.ctx, c, c.Params(), h, false); err != nil {
+	if err := a.connect(c.Context(), c, c.Params(), h, false); err != nil {
 		a.logWarn("reconnecting the local harness", err)
 	}
 }
 
 // detachDisplay stops the connection's display and event pushes.
-func (c *Client) detachDisplay() {
-	c.mu.Lock()
-	sched, unsub := c.display, c.unsub
-	c.display, c.unsub = nil, nil
-	c.mu.Unlock()
-	if sched != nil {
-		sched.Close()
-	}
-	if unsub != nil {
-		unsub()
-	}
-}
+func detachDisplay(c *rpc.Client) { pushOf(c).Close() }
 
 // closeProxy ends c's link when c disconnects.
-func (a *agent) closeProxy(c *Client) {
+func (a *agent) closeProxy(c *rpc.Client) {
 	a.att.mu.Lock()
 	l := a.att.links[c]
 	delete(a.att.links, c)
@@ -400,7 +400,7 @@ func dialOwner(ctx context.Context, l *link) (*upstream, error) {
 	ip.InitializationOptions = nil
 	l.mu.Lock()
 	if l.version > 0 {
-		ip.InitializationOptions, _ = json.Marshal(InitOptions{DisplayVersion: l.version})
+		ip.InitializationOptions, _ = json.Marshal(rpc.InitOptions{DisplayVersion: l.version})
 	}
 	l.mu.Unlock()
 	ip.Capabilities.HarnessEvents = true // the link follows the owner's runs
@@ -408,7 +408,7 @@ func dialOwner(ctx context.Context, l *link) (*upstream, error) {
 	defer icancel()
 	if _, err := u.conn.Call(ictx, "initialize", ip, nil); err != nil {
 		u.close()
-		return nil, fromWire(err)
+		return nil, rpc.FromWire(err)
 	}
 	if err := u.conn.Notify(ictx, "initialized", struct{}{}); err != nil {
 		u.close()
@@ -427,7 +427,7 @@ func handshake(nc net.Conn, p attachParams) (attachResult, *bufio.Reader, error)
 		return res, nil, err
 	}
 	br := bufio.NewReaderSize(nc, 64<<10)
-	body, err := newFrameReader(br, DefaultMaxFrame).Next()
+	body, err := rpc.ReadFrame(br, rpc.DefaultMaxFrame)
 	if err != nil {
 		return res, nil, fmt.Errorf("attach: reading the owner's answer: %w", err)
 	}
@@ -440,13 +440,13 @@ func handshake(nc net.Conn, p attachParams) (attachResult, *bufio.Reader, error)
 		return res, nil, errors.New("attach: the owner's answer is not a response")
 	}
 	if err := resp.Err(); err != nil {
-		return res, nil, fromWire(err)
+		return res, nil, rpc.FromWire(err)
 	}
 	if err := json.Unmarshal(resp.Result(), &res); err != nil {
 		return res, nil, fmt.Errorf("attach: the owner's answer: %w", err)
 	}
 	if res.ProtocolVersion != AttachProtocolVersion {
-		return res, nil, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf(
+		return res, nil, &rpc.Error{Code: rpc.CodeInvalidRequest, Message: fmt.Sprintf(
 			"attach refused: the owner (pid %d) speaks attach protocol version %d, this pi-lsp speaks version %d", res.PID, res.ProtocolVersion, AttachProtocolVersion)}
 	}
 	return res, br, nil

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
 // slogWarn is the level of the owner-change notices.
@@ -53,7 +54,7 @@ func (l *link) lost(u *upstream) {
 		l.fail(fmt.Errorf("attach: no harness to take the session over"))
 		return
 	}
-	ctx := c.ctx
+	ctx := c.Context()
 	start := time.Now()
 	for ctx.Err() == nil {
 		if successor || time.Since(start) > successorHeadStart {
@@ -113,7 +114,7 @@ func (l *link) becomeOwner(h *harness.Harness, hand *handoverParams, reason stri
 	l.mu.Lock()
 	a.setDisplayAfter(c, l.version)
 	l.mu.Unlock()
-	if err := a.connect(c.ctx, c, l.p, h, false); err != nil {
+	if err := a.connect(c.Context(), c, l.p, h, false); err != nil {
 		a.logWarn("taking the session over", err)
 	}
 	_ = c.Notify("session/owner", ownerNotice(os.Getpid(), reason, interrupted))
@@ -127,7 +128,7 @@ func (l *link) becomeOwner(h *harness.Harness, hand *handoverParams, reason stri
 	}
 	// The queue: the first message starts a run, the others follow it.
 	for _, text := range append(append([]string{}, hand.Steering...), hand.FollowUp...) {
-		if _, err := h.Prompt(context.WithoutCancel(c.ctx), text, harness.PromptOptions{StreamingBehavior: "followUp"}); err != nil {
+		if _, err := h.Prompt(context.WithoutCancel(c.Context()), text, harness.PromptOptions{StreamingBehavior: "followUp"}); err != nil {
 			a.logWarn("delivering a queued message after the hand-over", err)
 		}
 	}
@@ -136,7 +137,7 @@ func (l *link) becomeOwner(h *harness.Harness, hand *handoverParams, reason stri
 // fail ends the link: its requests answer err from now on.
 func (l *link) fail(err error) {
 	l.mu.Lock()
-	l.failed = &Error{Code: CodeInternalError, Message: err.Error()}
+	l.failed = &rpc.Error{Code: rpc.CodeInternalError, Message: err.Error()}
 	l.mu.Unlock()
 	l.c.Log(slog.LevelError, err.Error())
 }

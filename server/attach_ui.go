@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -21,7 +22,7 @@ type uiCaller interface {
 // recorder is a client whose answer is kept as it was sent: the winner's
 // answer becomes the outcome of ui/resolved.
 type recorder struct {
-	*Client
+	*rpc.Client
 	raw json.RawMessage
 	ok  bool  // the client answered (not an error, not gone)
 	err error // why it did not
@@ -38,7 +39,7 @@ func (r *recorder) Call(ctx context.Context, method string, params, result any) 
 	}
 	if err := json.Unmarshal(r.raw, result); err != nil {
 		r.ok = false
-		return ErrInvalidParams("the answer: " + err.Error())
+		return rpc.ErrInvalidParams("the answer: " + err.Error())
 	}
 	return nil
 }
@@ -125,7 +126,7 @@ func fanOut[T any](ctx context.Context, hb *hub, method, kind, id string, ask fu
 		switch {
 		case errors.Is(r.err, tools.ErrNoUI):
 			noUI++
-		case errors.Is(r.err, ErrClosed):
+		case errors.Is(r.err, rpc.ErrClosed):
 			// detached while asked: not waited for
 		case r.err != nil:
 			lastErr = r.err

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
 // upstream is one connection from an attached process to the owner: the
@@ -20,7 +21,7 @@ import (
 type upstream struct {
 	l        *link
 	nc       net.Conn
-	st       *stream
+	st       rpc.Stream
 	conn     jsonrpc2.Conn
 	ownerPID int
 	out      *noteQueue
@@ -35,18 +36,14 @@ type upstream struct {
 	closing  bool // this side closes: not a lost owner
 }
 
-// noMask passes messages to the owner as they are: masking is for what
-// leaves toward an editor, and the owner masks what it sends.
-type noMask struct{}
-
-func (noMask) RedactJSON(doc []byte, _ func([]string) bool) ([]byte, error) { return doc, nil }
-
 func newUpstream(l *link, nc net.Conn, br *bufio.Reader, ownerPID int) *upstream {
 	ctx, cancel := context.WithCancel(context.Background())
-	st := newStream(readCloser{br, nc}, nc, DefaultMaxFrame, noMask{}, l.c.srv.log, nil)
+	// No mask: masking is for what leaves toward an editor, and the owner
+	// masks what it sends.
+	st := rpc.NewStream(readCloser{br, nc}, nc, rpc.DefaultMaxFrame, nil, l.c.Server().Logger())
 	u := &upstream{l: l, nc: nc, st: st, ownerPID: ownerPID, ctx: ctx, cancel: cancel,
 		calls: map[string]context.CancelFunc{}, out: newNoteQueue(maxQueuedEvents)}
-	u.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(jsonCodec{}))
+	u.conn = jsonrpc2.NewConn(st, rpc.Codec())
 	u.conn.Go(ctx, u.handle)
 	return u
 }
@@ -56,11 +53,11 @@ func newUpstream(l *link, nc net.Conn, br *bufio.Reader, ownerPID int) *upstream
 func (u *upstream) start() {
 	c := u.l.c
 	go func() {
-		if !c.waitReady() {
+		if !c.WaitReady() {
 			return
 		}
 		for {
-			notes, resync, open := u.out.take(u.ctx, c.ctx)
+			notes, resync, open := u.out.take(u.ctx, c.Context())
 			if resync && !u.resync() {
 				return
 			}
@@ -83,8 +80,8 @@ func (u *upstream) start() {
 	}()
 	go func() {
 		select {
-		case <-u.st.ended:
-		case <-u.st.broken:
+		case <-u.st.Ended():
+		case <-u.st.Broken():
 		case <-u.ctx.Done():
 		}
 		u.cancel()
@@ -113,18 +110,18 @@ func (u *upstream) call(ctx context.Context, method string, params json.RawMessa
 	if len(params) > 0 {
 		p = params
 	}
-	ctx, stop := mergeCancel(ctx, u.ctx)
+	ctx, stop := rpc.MergeCancel(ctx, u.ctx)
 	defer stop()
 	id, err := u.conn.Call(ctx, method, p, &res)
 	if err != nil {
 		if u.ctx.Err() != nil {
-			return nil, &Error{Code: CodeInternalError, Message: fmt.Sprintf("%s: the owner of the session (pid %d) went away; send it again", method, u.ownerPID)}
+			return nil, &rpc.Error{Code: rpc.CodeInternalError, Message: fmt.Sprintf("%s: the owner of the session (pid %d) went away; send it again", method, u.ownerPID)}
 		}
 		if ctx.Err() != nil {
-			_ = u.conn.Notify(u.ctx, "$/cancelRequest", cancelParams{ID: idValue(id)})
+			_ = u.conn.Notify(u.ctx, "$/cancelRequest", rpc.CancelParams{ID: rpc.IDValue(id)})
 			return nil, ctx.Err()
 		}
-		return nil, fromWire(err)
+		return nil, rpc.FromWire(err)
 	}
 	if res == nil {
 		res = json.RawMessage("null")
@@ -146,7 +143,7 @@ func (u *upstream) notify(ctx context.Context, method string, params json.RawMes
 // handle serves what the owner sends.
 func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	method := req.Method()
-	params := cloneRaw(req.Params())
+	params := append(json.RawMessage(nil), req.Params()...)
 	if !req.IsCall() {
 		switch method {
 		case "$/cancelRequest":
@@ -191,7 +188,7 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		return nil, nil
 	}
 	jsonrpc2.Async(ctx)
-	key, _ := json.Marshal(idValue(req.ID()))
+	key, _ := json.Marshal(rpc.IDValue(req.ID()))
 	rctx, cancel := context.WithCancel(u.ctx)
 	u.mu.Lock()
 	u.calls[string(key)] = cancel
@@ -204,7 +201,7 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	}()
 	var res json.RawMessage
 	if err := u.l.c.Call(rctx, method, params, &res); err != nil {
-		return nil, toWire(err)
+		return nil, rpc.ToWire(err)
 	}
 	return res, nil
 }

@@ -1,4 +1,4 @@
-package rpc_test
+package server_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/server"
 )
 
 // noModels is a model source with nothing configured: prompts answer
@@ -29,7 +30,7 @@ func (noModels) Default(context.Context) (llm.Model, error) { return llm.Model{}
 func TestTwoConnectionsHaveTheirOwnHarness(t *testing.T) {
 	var mu sync.Mutex
 	var built []*harness.Harness
-	srv := rpc.NewAgentServer(rpc.AgentOptions{
+	srv := server.NewAgentServer(server.AgentOptions{
 		Name: "pi-lsp", Version: "test", Logger: slog.New(slog.DiscardHandler), SessionsRoot: t.TempDir(),
 		NewHarness: func(cwd string, _ env.BufferReader, _ env.BufferWriter) (*harness.Harness, error) {
 			h := harness.New(harness.Config{Env: env.NewLocal(t.TempDir()), Models: noModels{}, SessionsRoot: t.TempDir(),

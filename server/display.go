@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
 // EventSource is an ordered stream of harness events; *harness.Harness
@@ -21,29 +22,67 @@ type EventSource interface {
 // its token deltas are merged.
 const maxQueuedEvents = 4096
 
+// Pusher pushes display/state frames and harness/event notifications to
+// clients. Each connection's display scheduler and event subscription live
+// on the connection (rpc.Client.SetValue) and end with it.
+type Pusher struct {
+	// Clock is the display schedulers' clock (tests); nil is the wall clock.
+	Clock display.Clock
+}
+
+// Register serves display/snapshot on s.
+func (p Pusher) Register(s *rpc.Server) { s.Register("display/snapshot", snapshotHandler) }
+
+// push is one connection's display scheduler and event subscription.
+type push struct {
+	mu      sync.Mutex
+	display *display.Scheduler
+	unsub   func()
+}
+
+type pushKey struct{}
+
+// pushOf is c's push state, made on first use.
+func pushOf(c *rpc.Client) *push { return c.LoadOrStore(pushKey{}, &push{}).(*push) }
+
+// Close stops the pushes (the connection ended).
+func (p *push) Close() {
+	p.mu.Lock()
+	sched, unsub := p.display, p.unsub
+	p.display, p.unsub = nil, nil
+	p.mu.Unlock()
+	if sched != nil {
+		sched.Close()
+	}
+	if unsub != nil {
+		unsub()
+	}
+}
+
 // AttachDisplay gives the client its own display.Scheduler on r (one
 // Reducer per harness, fed by harness.Attach with r.Apply) and pushes its
 // frames as display/state notifications once the client has the initialize
 // result: first the full state, then versioned ops. A later call replaces
 // the earlier scheduler. May be called from OnInitialize.
-func (c *Client) AttachDisplay(r *display.Reducer) { c.attachDisplay(r, 0) }
+func (p Pusher) AttachDisplay(c *rpc.Client, r *display.Reducer) { p.attachDisplay(c, r, 0) }
 
 // attachDisplay is AttachDisplay with versions continuing after after.
-func (c *Client) attachDisplay(r *display.Reducer, after int64) {
-	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: c.srv.opts.DisplayClock, AfterVersion: after})
-	c.mu.Lock()
-	old := c.display
-	c.display = sched
-	c.mu.Unlock()
+func (p Pusher) attachDisplay(c *rpc.Client, r *display.Reducer, after int64) {
+	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: p.Clock, AfterVersion: after})
+	ps := pushOf(c)
+	ps.mu.Lock()
+	old := ps.display
+	ps.display = sched
+	ps.mu.Unlock()
 	if old != nil {
 		old.Close()
 	}
-	ok := c.spawn(func() {
-		if !c.waitReady() {
+	ok := c.Go(func() {
+		if !c.WaitReady() {
 			return
 		}
 		for {
-			f, err := sched.Next(c.ctx)
+			f, err := sched.Next(c.Context())
 			if err != nil {
 				return
 			}
@@ -60,18 +99,19 @@ func (c *Client) attachDisplay(r *display.Reducer, after int64) {
 // DisplaySnapshot returns the client's display state under a new version
 // (display/snapshot); frames not yet sent are dropped, as the snapshot holds
 // them.
-func (c *Client) DisplaySnapshot() (display.Snapshot, error) {
-	c.mu.Lock()
-	sched := c.display
-	c.mu.Unlock()
+func DisplaySnapshot(c *rpc.Client) (display.Snapshot, error) {
+	ps := pushOf(c)
+	ps.mu.Lock()
+	sched := ps.display
+	ps.mu.Unlock()
 	if sched == nil {
-		return display.Snapshot{}, &Error{Code: CodeInternalError, Message: "no display state is attached to this connection"}
+		return display.Snapshot{}, &rpc.Error{Code: rpc.CodeInternalError, Message: "no display state is attached to this connection"}
 	}
 	return sched.Snapshot(), nil
 }
 
-func snapshotHandler(_ context.Context, c *Client, _ json.RawMessage) (any, error) {
-	return c.DisplaySnapshot()
+func snapshotHandler(_ context.Context, c *rpc.Client, _ json.RawMessage) (any, error) {
+	return DisplaySnapshot(c)
 }
 
 // AttachEvents forwards every event of src as a harness/event notification
@@ -82,25 +122,26 @@ func snapshotHandler(_ context.Context, c *Client, _ json.RawMessage) (any, erro
 // when both stream the same content (the merged event carries the seq of
 // its last delta); agent_end, errors and every other event are kept. A
 // later call replaces the earlier subscription.
-func (c *Client) AttachEvents(src EventSource) {
+func AttachEvents(c *rpc.Client, src EventSource) {
 	if !c.Capabilities().HarnessEvents {
 		return
 	}
 	q := newEventQueue(maxQueuedEvents)
 	unsub := src.Subscribe(q.add)
-	c.mu.Lock()
-	old := c.unsub
-	c.unsub = unsub
-	c.mu.Unlock()
+	ps := pushOf(c)
+	ps.mu.Lock()
+	old := ps.unsub
+	ps.unsub = unsub
+	ps.mu.Unlock()
 	if old != nil {
 		old()
 	}
-	ok := c.spawn(func() {
-		if !c.waitReady() {
+	ok := c.Go(func() {
+		if !c.WaitReady() {
 			return
 		}
 		for {
-			evs, open := q.take(c.ctx)
+			evs, open := q.take(c.Context())
 			if !open {
 				return
 			}
@@ -176,16 +217,5 @@ func (q *eventQueue) take(ctx context.Context) (evs []harness.Event, open bool) 
 		case <-ctx.Done():
 			return nil, false
 		}
-	}
-}
-
-// waitReady blocks until the client has the initialize result; false if
-// the connection ends first.
-func (c *Client) waitReady() bool {
-	select {
-	case <-c.ready:
-		return true
-	case <-c.ctx.Done():
-		return false
 	}
 }

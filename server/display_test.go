@@ -1,4 +1,4 @@
-package rpc_test
+package server_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/server"
 )
 
 // fakeSource is an EventSource that fans events out synchronously.
@@ -61,14 +62,15 @@ func (s *fakeSource) count() int {
 func displayServer(src *fakeSource, clk display.Clock) (*rpc.Server, *display.Reducer) {
 	r := display.NewReducer(display.ReducerOptions{})
 	src.Subscribe(r.Apply)
+	p := server.Pusher{Clock: clk}
 	srv := newServer(rpc.Options{
-		DisplayClock: clk,
 		OnInitialize: func(_ context.Context, c *rpc.Client, _ rpc.InitializeParams) error {
-			c.AttachDisplay(r)
-			c.AttachEvents(src)
+			p.AttachDisplay(c, r)
+			server.AttachEvents(c, src)
 			return nil
 		},
 	})
+	p.Register(srv)
 	return srv, r
 }
 
@@ -208,8 +210,8 @@ func TestDisconnectDetaches(t *testing.T) {
 	r := display.NewReducer(display.ReducerOptions{})
 	srv := newServer(rpc.Options{
 		OnInitialize: func(_ context.Context, c *rpc.Client, _ rpc.InitializeParams) error {
-			c.AttachDisplay(r)
-			c.AttachEvents(src)
+			server.Pusher{}.AttachDisplay(c, r)
+			server.AttachEvents(c, src)
 			return nil
 		},
 		OnDisconnect: func(*rpc.Client) { gone.Done() },

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
 type textParams struct {
@@ -17,12 +18,12 @@ type textParams struct {
 
 func (p textParams) check() error {
 	if strings.TrimSpace(p.Text) == "" {
-		return ErrInvalidParams(`"text" is required and must not be empty`)
+		return rpc.ErrInvalidParams(`"text" is required and must not be empty`)
 	}
 	return nil
 }
 
-func (a *agent) registerAgent(s *Server) {
+func (a *agent) registerAgent(s *rpc.Server) {
 	s.Register("agent/prompt", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Text   string `json:"text"`
 		Images []struct {
@@ -39,19 +40,19 @@ func (a *agent) registerAgent(s *Server) {
 		var imgs []llm.ContentBlock
 		for i, img := range p.Images {
 			if _, err := base64.StdEncoding.DecodeString(img.Data); err != nil || !strings.HasPrefix(img.MimeType, "image/") {
-				return nil, ErrInvalidParams("images[" + strconv.Itoa(i) + "] needs base64 data and an image/* mimeType")
+				return nil, rpc.ErrInvalidParams("images[" + strconv.Itoa(i) + "] needs base64 data and an image/* mimeType")
 			}
 			imgs = append(imgs, llm.ContentBlock{Type: llm.BlockImage, Data: img.Data, MimeType: img.MimeType})
 		}
 		switch p.StreamingBehavior {
 		case "", "steer", "followUp", "interrupt":
 		default:
-			return nil, ErrInvalidParams(`"streamingBehavior" must be "steer", "followUp" or "interrupt"`)
+			return nil, rpc.ErrInvalidParams(`"streamingBehavior" must be "steer", "followUp" or "interrupt"`)
 		}
 		var res []harness.ResourceRef
 		for i, r := range p.Resources {
 			if r.URI == "" {
-				return nil, ErrInvalidParams("resources[" + strconv.Itoa(i) + "] needs a uri")
+				return nil, rpc.ErrInvalidParams("resources[" + strconv.Itoa(i) + "] needs a uri")
 			}
 			res = append(res, harness.ResourceRef{Server: r.Server, URI: r.URI})
 		}
@@ -88,7 +89,7 @@ func (a *agent) registerAgent(s *Server) {
 		ExcludeFromContext bool   `json:"excludeFromContext"`
 	}) (any, error) {
 		if strings.TrimSpace(p.Command) == "" {
-			return nil, ErrInvalidParams(`"command" is required`)
+			return nil, rpc.ErrInvalidParams(`"command" is required`)
 		}
 		return wrapResult(toBashResult)(h.Bash(ctx, p.Command, p.ExcludeFromContext))
 	}))

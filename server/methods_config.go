@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -6,10 +6,11 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/skills"
 )
 
-func (a *agent) registerConfig(s *Server) {
+func (a *agent) registerConfig(s *rpc.Server) {
 	s.Register("model/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		var models []ModelEntry
 		if a.opts.Models != nil {
@@ -31,7 +32,7 @@ func (a *agent) registerConfig(s *Server) {
 		Model string `json:"model"`
 	}) (any, error) {
 		if p.Model == "" {
-			return nil, ErrInvalidParams(`"model" is required (provider/id)`)
+			return nil, rpc.ErrInvalidParams(`"model" is required (provider/id)`)
 		}
 		ref, err := h.SetModel(ctx, p.Model)
 		return protocol.ModelSetResult{Model: ref}, err
@@ -64,7 +65,7 @@ func (a *agent) registerConfig(s *Server) {
 		Yolo *bool  `json:"yolo"`
 	}) (any, error) {
 		if p.Mode == "" && p.Yolo == nil {
-			return nil, ErrInvalidParams(`give "mode", "yolo" or both`)
+			return nil, rpc.ErrInvalidParams(`give "mode", "yolo" or both`)
 		}
 		if p.Mode != "" && p.Mode != h.ModeState().Mode {
 			if _, err := h.SetMode(ctx, p.Mode); err != nil {
@@ -86,7 +87,7 @@ func (a *agent) registerConfig(s *Server) {
 		Enabled *bool `json:"enabled"`
 	}) (any, error) {
 		if p.Enabled == nil {
-			return nil, ErrInvalidParams(`"enabled" is required`)
+			return nil, rpc.ErrInvalidParams(`"enabled" is required`)
 		}
 		h.SetAutoCompaction(ctx, *p.Enabled)
 		return protocol.AutoCompactionResult{Enabled: *p.Enabled}, nil

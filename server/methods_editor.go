@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
@@ -19,10 +20,10 @@ import (
 // The editor-facing methods and server→client calls of issue 22:
 // files/search, reviewable approvals and writes through fs/writeTextFile.
 
-func (a *agent) registerEditor(s *Server) {
+func (a *agent) registerEditor(s *rpc.Server) {
 	s.Register("files/search", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.FilesSearchParams) (any, error) {
 		if p.Limit < 0 || p.Limit > 1000 {
-			return nil, ErrInvalidParams(`"limit" must be between 0 and 1000`)
+			return nil, rpc.ErrInvalidParams(`"limit" must be between 0 and 1000`)
 		}
 		ms, truncated, err := h.SearchFiles(ctx, p.Query, p.Limit)
 		if err != nil {
@@ -54,7 +55,7 @@ func contextItems(in []protocol.ContextItem) []harness.ContextItem {
 
 // editorWriter sends writes to the client when it declared
 // fs.writeTextFile; nil otherwise.
-func editorWriter(c *Client) env.BufferWriter {
+func editorWriter(c *rpc.Client) env.BufferWriter {
 	if !c.Capabilities().FS.WriteTextFile {
 		return nil
 	}

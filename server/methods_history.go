@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -7,24 +7,25 @@ import (
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/session"
 )
 
 // registerHistory adds display/history and the flat, paged session/tree.
-func (a *agent) registerHistory(s *Server) {
+func (a *agent) registerHistory(s *rpc.Server) {
 	s.Register("display/history", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.HistoryParams) (any, error) {
 		if p.Before == "" {
-			return nil, ErrInvalidParams(`"before" is required: the cursor of the state's "history" or of the previous page`)
+			return nil, rpc.ErrInvalidParams(`"before" is required: the cursor of the state's "history" or of the previous page`)
 		}
 		if p.Limit == 0 {
 			p.Limit = display.DefaultItems
 		}
 		if p.Limit < 1 || p.Limit > display.MaxHistoryLimit {
-			return nil, ErrInvalidParams(`"limit" must be 1-1000`)
+			return nil, rpc.ErrInvalidParams(`"limit" must be 1-1000`)
 		}
 		items, older, err := display.Page(ctx, h, p.Before, p.Limit, display.MaxStateBytes)
 		if errors.Is(err, display.ErrBadCursor) {
-			return nil, ErrInvalidParams(err.Error())
+			return nil, rpc.ErrInvalidParams(err.Error())
 		}
 		if err != nil {
 			return nil, err
@@ -39,12 +40,12 @@ func (a *agent) registerHistory(s *Server) {
 		page, ok, err := h.TreePage(ctx, session.TreeQuery{Chain: p.Chain, Root: p.Root, Depth: p.Depth, Limit: p.Limit, After: p.After})
 		if !ok {
 			if p.Root != "" || p.After != "" || p.Chain != "" {
-				return nil, ErrInvalidParams("no session is open")
+				return nil, rpc.ErrInvalidParams("no session is open")
 			}
 			return protocol.TreeResult{Nodes: []protocol.TreeNode{}}, nil
 		}
 		if errors.Is(err, session.ErrBadTreeParam) {
-			return nil, ErrInvalidParams(err.Error())
+			return nil, rpc.ErrInvalidParams(err.Error())
 		}
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/mcp"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
 // registerMCP adds mcp/list and mcp/restart.
-func (a *agent) registerMCP(s *Server) {
+func (a *agent) registerMCP(s *rpc.Server) {
 	s.Register("mcp/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		res := protocol.MCPListResult{Servers: []protocol.MCPServer{}, Diagnostics: []protocol.MCPDiagnostic{}}
 		m := h.MCP()
@@ -28,7 +29,7 @@ func (a *agent) registerMCP(s *Server) {
 	}))
 	s.Register("mcp/restart", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.MCPRestartParams) (any, error) {
 		if p.Name == "" {
-			return nil, ErrInvalidParams(`"name" is required (a server of mcp/list)`)
+			return nil, rpc.ErrInvalidParams(`"name" is required (a server of mcp/list)`)
 		}
 		st, err := h.RestartMCP(ctx, p.Name)
 		if err != nil {
@@ -40,7 +41,7 @@ func (a *agent) registerMCP(s *Server) {
 
 // logMCPDiagnostics sends the MCP and hooks configuration problems to the client as
 // window/logMessage warnings (they are in mcp/list too).
-func logMCPDiagnostics(c *Client, h *harness.Harness) {
+func logMCPDiagnostics(c *rpc.Client, h *harness.Harness) {
 	if m := h.MCP(); m != nil {
 		for _, d := range m.Diagnostics() {
 			c.Log(slog.LevelWarn, "MCP configuration: "+d.String())

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -8,9 +8,10 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/memory"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
-func (a *agent) registerMemory(s *Server) {
+func (a *agent) registerMemory(s *rpc.Server) {
 	s.Register("memory/configure", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.MemoryConfigureParams) (any, error) {
 		cur, err := h.MemoryShow(ctx)
 		if err != nil {
@@ -69,7 +70,7 @@ func wireBudget(b *memory.Budget) *protocol.MemoryBudget {
 
 // memoryProgress reports an observation, buffering or reflection as LSP
 // work-done progress: begin at its start, end (with what it left) at its end.
-func memoryProgress(c *Client, ev harness.Event) {
+func memoryProgress(c *rpc.Client, ev harness.Event) {
 	if ev.Memory == nil || (ev.Summary != "start" && ev.Summary != "end") {
 		return
 	}

@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
@@ -39,7 +40,7 @@ type AgentOptions struct {
 	DisplayClock display.Clock
 	// Masker masks secrets in every outgoing message (nil: the process
 	// environment's secrets).
-	Masker Masker
+	Masker rpc.Masker
 }
 
 // agent is the state shared by the method handlers of one server: its
@@ -49,7 +50,8 @@ type AgentOptions struct {
 type agent struct {
 	opts  AgentOptions
 	mu    sync.Mutex
-	conns map[*Client]*attachment
+	conns map[*rpc.Client]*attachment
+	push  Pusher
 	att   *attachState // the sessions this process serves to others, and the ones it is attached to
 }
 
@@ -64,14 +66,15 @@ type attachment struct {
 
 // NewAgentServer returns a Server serving every method of docs/protocol.md
 // over a harness that it builds at initialize.
-func NewAgentServer(o AgentOptions) *Server {
-	a := &agent{opts: o, conns: map[*Client]*attachment{}, att: newAttachState()}
-	s := NewServer(Options{
-		Proxy:  a.proxyOf,
-		Masker: o.Masker,
-		Name:   o.Name, Version: o.Version, Logger: o.Logger, DisplayClock: o.DisplayClock,
+func NewAgentServer(o AgentOptions) *rpc.Server {
+	a := &agent{opts: o, conns: map[*rpc.Client]*attachment{}, att: newAttachState(), push: Pusher{Clock: o.DisplayClock}}
+	s := rpc.NewServer(rpc.Options{
+		Route:    a.route,
+		OnResult: a.result,
+		Masker:   o.Masker,
+		Name:     o.Name, Version: o.Version, Logger: o.Logger,
 		OnInitialize: a.initialize,
-		OnShutdown: func(ctx context.Context, c *Client) error {
+		OnShutdown: func(ctx context.Context, c *rpc.Client) error {
 			if h := a.harness(c); h != nil {
 				a.beforeShutdown(c)
 				h.Abort()
@@ -80,12 +83,13 @@ func NewAgentServer(o AgentOptions) *Server {
 		},
 		OnDisconnect: a.close,
 	})
+	a.push.Register(s)
 	a.register(s)
 	return s
 }
 
 // harness returns c's harness (nil before initialize).
-func (a *agent) harness(c *Client) *harness.Harness {
+func (a *agent) harness(c *rpc.Client) *harness.Harness {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if at := a.conns[c]; at != nil {
@@ -95,7 +99,7 @@ func (a *agent) harness(c *Client) *harness.Harness {
 }
 
 // close ends c's attachment: its event feed and its harness.
-func (a *agent) close(c *Client) {
+func (a *agent) close(c *rpc.Client) {
 	a.mu.Lock()
 	at := a.conns[c]
 	delete(a.conns, c)
@@ -116,7 +120,7 @@ func (a *agent) close(c *Client) {
 	after()
 }
 
-func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) error {
+func (a *agent) initialize(ctx context.Context, c *rpc.Client, p rpc.InitializeParams) error {
 	opts, err := p.Options()
 	if err != nil {
 		return err
@@ -139,7 +143,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 	}
 	h, err := a.opts.NewHarness(p.RootPath(), buffers, editorWriter(c))
 	if err != nil {
-		return &Error{Code: CodeInternalError, Message: fmt.Sprintf("starting the harness: %v", err)}
+		return &rpc.Error{Code: rpc.CodeInternalError, Message: fmt.Sprintf("starting the harness: %v", err)}
 	}
 	// The session first: a failure leaves nothing running (the client may
 	// retry), and the display below is seeded once, from where it ends up.
@@ -170,7 +174,7 @@ func (a *agent) initialize(ctx context.Context, c *Client, p InitializeParams) e
 // connect feeds h's events to c: its own display reducer and scheduler,
 // progress and harness/event, and c's share of the questions h asks.
 // shared is true for a connection attached over the session's socket.
-func (a *agent) connect(ctx context.Context, c *Client, p InitializeParams, h *harness.Harness, shared bool) error {
+func (a *agent) connect(ctx context.Context, c *rpc.Client, p rpc.InitializeParams, h *harness.Harness, shared bool) error {
 	// The display's input is the harness's events and only them: Attach
 	// hands it the current state as events (the session with its recent
 	// history, mode, model, usage, notices), then the live stream.
@@ -193,9 +197,9 @@ func (a *agent) connect(ctx context.Context, c *Client, p InitializeParams, h *h
 	if p.ProcessID > 0 {
 		// The editor died without closing our stdin: stop serving (the run
 		// and its process groups are killed on disconnect).
-		go WatchParent(wctx, p.ProcessID, func() {
+		go rpc.WatchParent(wctx, p.ProcessID, func() {
 			c.Log(slog.LevelWarn, "parent process is gone; exiting")
-			c.cancel()
+			c.Close()
 		})
 	}
 	if !shared { // an attached connection shares the owner's watch
@@ -204,8 +208,8 @@ func (a *agent) connect(ctx context.Context, c *Client, p InitializeParams, h *h
 		}
 	}
 
-	c.attachDisplay(r, a.takeDisplayAfter(c))
-	c.AttachEvents(h)
+	a.push.attachDisplay(c, r, a.takeDisplayAfter(c))
+	AttachEvents(c, h)
 	logMCPDiagnostics(c, h)
 	return nil
 }
@@ -217,7 +221,7 @@ type progressForwarder struct {
 	q *eventQueue
 }
 
-func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
+func newProgressForwarder(ctx context.Context, c *rpc.Client) *progressForwarder {
 	p := &progressForwarder{q: newEventQueue(math.MaxInt)}
 	go func() {
 		n := 0
@@ -266,7 +270,7 @@ type clientUI struct{ c uiCaller }
 // reported as tools.ErrNoUI (the harness then falls back by policy).
 func (u clientUI) call(ctx context.Context, method string, params, result any) error {
 	err := u.c.Call(ctx, method, params, result)
-	if errors.Is(err, ErrNoCapability) {
+	if errors.Is(err, rpc.ErrNoCapability) {
 		return tools.ErrNoUI
 	}
 	return err
@@ -335,27 +339,27 @@ func mapErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	var re *Error
+	var re *rpc.Error
 	if errors.As(err, &re) {
 		return re
 	}
 	var busy *harness.BusyError
 	if errors.As(err, &busy) {
-		return ErrBusy(busy.Phase)
+		return rpc.ErrBusy(busy.Phase)
 	}
 	var locked *session.LockedError
 	if errors.As(err, &locked) {
-		e := ErrLocked(locked.PID)
+		e := rpc.ErrLocked(locked.PID)
 		e.Message = err.Error()
 		return e
 	}
 	switch {
 	case errors.Is(err, session.ErrNotSession):
-		return &Error{Code: CodeNotSession, Message: err.Error()}
+		return &rpc.Error{Code: rpc.CodeNotSession, Message: err.Error()}
 	// Not found first: model/set of an unknown model wraps both.
 	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession), errors.Is(err, session.ErrNotFound),
 		errors.Is(err, fs.ErrNotExist):
-		e := ErrNotFound("")
+		e := rpc.ErrNotFound("")
 		e.Message = err.Error()
 		return e
 	case errors.Is(err, harness.ErrNoModel):
@@ -365,22 +369,22 @@ func mapErr(err error) error {
 		if hint == msg || hint == "" {
 			hint = "configure a model in $PI_LSP_MODELS or ~/.pi/agent/models.json, or set a provider key such as OPENAI_API_KEY; see docs/models.md"
 		}
-		e := ErrNoModel(hint)
+		e := rpc.ErrNoModel(hint)
 		e.Message = msg
 		return e
 	case errors.Is(err, harness.ErrInvalid):
-		return ErrInvalidParams(err.Error())
+		return rpc.ErrInvalidParams(err.Error())
 	case errors.Is(err, context.Canceled):
-		return &Error{Code: CodeRequestCancelled, Message: "request cancelled"}
+		return &rpc.Error{Code: rpc.CodeRequestCancelled, Message: "request cancelled"}
 	}
-	return &Error{Code: CodeInternalError, Message: err.Error()}
+	return &rpc.Error{Code: rpc.CodeInternalError, Message: err.Error()}
 }
 
 // need returns the harness or the not-initialized error.
-func (a *agent) need(c *Client) (*harness.Harness, error) {
+func (a *agent) need(c *rpc.Client) (*harness.Harness, error) {
 	h := a.harness(c)
 	if h == nil {
-		return nil, &Error{Code: CodeServerNotInitialized, Message: "server not initialized"}
+		return nil, &rpc.Error{Code: rpc.CodeServerNotInitialized, Message: "server not initialized"}
 	}
 	return h, nil
 }

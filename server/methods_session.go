@@ -1,4 +1,4 @@
-package rpc
+package server
 
 import (
 	"context"
@@ -10,18 +10,19 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/session"
 )
 
 // handler adapts a typed method to a HandlerFunc: params are decoded into P
 // (-32602 on a mismatch) and errors are mapped to protocol errors.
-func handle[P any](a *agent, fn func(ctx context.Context, h *harness.Harness, p P) (any, error)) HandlerFunc {
-	return func(ctx context.Context, c *Client, raw json.RawMessage) (any, error) {
+func handle[P any](a *agent, fn func(ctx context.Context, h *harness.Harness, p P) (any, error)) rpc.HandlerFunc {
+	return func(ctx context.Context, c *rpc.Client, raw json.RawMessage) (any, error) {
 		h, err := a.need(c)
 		if err != nil {
 			return nil, err
 		}
-		p, err := Params[P](raw)
+		p, err := rpc.Params[P](raw)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +38,7 @@ type empty struct{}
 
 type sessionResult = protocol.SessionResult
 
-func (a *agent) register(s *Server) {
+func (a *agent) register(s *rpc.Server) {
 	s.Register("session/new", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Cwd string `json:"cwd"`
 	}) (any, error) {
@@ -74,7 +75,7 @@ func (a *agent) register(s *Server) {
 		At      bool   `json:"at"`
 	}) (any, error) {
 		if p.EntryID == "" {
-			return nil, ErrInvalidParams(`"entryId" is required`)
+			return nil, rpc.ErrInvalidParams(`"entryId" is required`)
 		}
 		info, text, err := h.Fork(ctx, p.EntryID, p.At)
 		return sessionResult{SessionID: info.ID, Path: info.Path, EditorText: text}, err
@@ -97,7 +98,7 @@ func (a *agent) register(s *Server) {
 		Label              string `json:"label"`
 	}) (any, error) {
 		if p.TargetID == "" {
-			return nil, ErrInvalidParams(`"targetId" is required`)
+			return nil, rpc.ErrInvalidParams(`"targetId" is required`)
 		}
 		return wrapResult(toNavigateResult)(h.Navigate(ctx, p.TargetID, harness.NavigateOptions{Summarize: p.Summarize, CustomInstructions: p.CustomInstructions, Label: p.Label}))
 	}))
@@ -105,7 +106,7 @@ func (a *agent) register(s *Server) {
 		Name *string `json:"name"`
 	}) (any, error) {
 		if p.Name == nil {
-			return nil, ErrInvalidParams(`"name" is required`)
+			return nil, rpc.ErrInvalidParams(`"name" is required`)
 		}
 		return empty{}, h.SetName(ctx, *p.Name)
 	}))
@@ -114,7 +115,7 @@ func (a *agent) register(s *Server) {
 		Label   string `json:"label"`
 	}) (any, error) {
 		if p.EntryID == "" {
-			return nil, ErrInvalidParams(`"entryId" is required`)
+			return nil, rpc.ErrInvalidParams(`"entryId" is required`)
 		}
 		return empty{}, h.Label(ctx, p.EntryID, p.Label)
 	}))
@@ -138,7 +139,7 @@ func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, e
 	if len(ids) > 0 {
 		out, err := h.Entries(ids)
 		if err != nil {
-			return nil, ErrNotFound(strings.TrimPrefix(err.Error(), harness.ErrNotFound.Error()+": "))
+			return nil, rpc.ErrNotFound(strings.TrimPrefix(err.Error(), harness.ErrNotFound.Error()+": "))
 		}
 		return protocol.EntriesResult{Entries: out}, nil
 	}
@@ -147,7 +148,7 @@ func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, e
 	}
 	out, err := h.BranchEntries(fromID, limit)
 	if errors.Is(err, harness.ErrNotFound) {
-		return nil, ErrNotFound(strings.TrimPrefix(err.Error(), harness.ErrNotFound.Error()+": "))
+		return nil, rpc.ErrNotFound(strings.TrimPrefix(err.Error(), harness.ErrNotFound.Error()+": "))
 	}
 	if err != nil {
 		return nil, err
@@ -189,6 +190,6 @@ func export(ctx context.Context, h *harness.Harness, format string) (any, error)
 		}
 		return protocol.ExportResult{Text: b.String()}, nil
 	default:
-		return nil, ErrInvalidParams(`"format" must be "markdown" or "jsonl"`)
+		return nil, rpc.ErrInvalidParams(`"format" must be "markdown" or "jsonl"`)
 	}
 }

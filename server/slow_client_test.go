@@ -1,4 +1,4 @@
-package rpc_test
+package server_test
 
 import (
 	"context"

@@ -12,6 +12,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/server"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -44,21 +45,21 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// auth.json's keys are secrets too.
 	red := tools.NewRedactor(append(os.Environ(), c.auth(log).Secrets()...))
 	setLogMask(log, red)
-	srv := rpc.NewAgentServer(rpc.AgentOptions{
+	srv := server.NewAgentServer(server.AgentOptions{
 		Name: "pi-lsp", Version: version, Logger: log,
 		Masker:       red,
 		SessionsRoot: c.root(),
 		NewHarness: func(cwd string, buffers env.BufferReader, writes env.BufferWriter) (*harness.Harness, error) {
 			return c.newHarness(log, reg, cwd, buffers, writes)
 		},
-		Models: func(ctx context.Context) ([]rpc.ModelEntry, error) {
+		Models: func(ctx context.Context) ([]server.ModelEntry, error) {
 			infos, err := reg.Models(ctx)
 			if err != nil {
 				return nil, err
 			}
-			out := make([]rpc.ModelEntry, 0, len(infos))
+			out := make([]server.ModelEntry, 0, len(infos))
 			for _, i := range infos {
-				out = append(out, rpc.ModelEntry{Provider: i.Model.Provider, ID: i.Model.ID, Name: i.Model.Name,
+				out = append(out, server.ModelEntry{Provider: i.Model.Provider, ID: i.Model.ID, Name: i.Model.Name,
 					ContextWindow: i.Model.ContextWindow, MaxTokens: i.Model.MaxTokens, Reasoning: i.Model.Reasoning,
 					Authenticated: i.Authenticated})
 			}
