@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/session"
 )
@@ -119,9 +120,7 @@ func (l *link) Handler(method string, notification bool) rpc.HandlerFunc {
 func (l *link) switchSession(ctx context.Context, up *upstream, method string, params json.RawMessage) (any, error) {
 	c := l.c
 	if up != nil && method == "session/open" {
-		var p struct {
-			Path string `json:"path"`
-		}
+		var p protocol.SessionOpenParams
 		if json.Unmarshal(params, &p) == nil && p.Path != "" && sameFile(p.Path, l.path) {
 			return l.attachedResult(ctx, up)
 		}
@@ -250,9 +249,7 @@ func (a *agent) sessionOpen(ctx context.Context, c *rpc.Client, raw json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	p, err := rpc.Params[struct {
-		Path string `json:"path"`
-	}](raw)
+	p, err := rpc.Params[protocol.SessionOpenParams](raw)
 	if err != nil {
 		return nil, err
 	}

@@ -113,3 +113,20 @@ func wrapResult[T, W any](conv func(T) W) func(T, error) (any, error) {
 		return conv(r), nil
 	}
 }
+
+// fromPermissionsSet is permissions/set's params as the harness's update.
+func fromPermissionsSet(p protocol.PermissionsSetParams) harness.PermissionsUpdate {
+	u := harness.PermissionsUpdate{Yolo: p.Yolo, ClearGrants: p.ClearGrants}
+	policies := func(m map[string]string) map[string]harness.Policy {
+		if m == nil {
+			return nil
+		}
+		out := make(map[string]harness.Policy, len(m))
+		for k, v := range m {
+			out[k] = harness.Policy(v)
+		}
+		return out
+	}
+	u.Tools, u.Categories = policies(p.Tools), policies(p.Categories)
+	return u
+}

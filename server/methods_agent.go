@@ -12,9 +12,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
-type textParams struct {
-	Text string `json:"text"`
-}
+type textParams protocol.TextParams
 
 func (p textParams) check() error {
 	if strings.TrimSpace(p.Text) == "" {
@@ -24,16 +22,7 @@ func (p textParams) check() error {
 }
 
 func (a *agent) registerAgent(s *rpc.Server) {
-	s.Register("agent/prompt", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Text   string `json:"text"`
-		Images []struct {
-			Data     string `json:"data"`
-			MimeType string `json:"mimeType"`
-		} `json:"images"`
-		StreamingBehavior string                    `json:"streamingBehavior"`
-		Context           []protocol.ContextItem    `json:"context"`
-		Resources         []protocol.PromptResource `json:"resources"`
-	}) (any, error) {
+	s.Register("agent/prompt", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.PromptParams) (any, error) {
 		if err := (textParams{p.Text}).check(); err != nil {
 			return nil, err
 		}
@@ -84,10 +73,7 @@ func (a *agent) registerAgent(s *rpc.Server) {
 	s.Register("agent/abort", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		return protocol.DraftsResult{ReturnedDrafts: h.AbortDrafts()}, nil
 	}))
-	s.Register("agent/bash", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Command            string `json:"command"`
-		ExcludeFromContext bool   `json:"excludeFromContext"`
-	}) (any, error) {
+	s.Register("agent/bash", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.BashParams) (any, error) {
 		if strings.TrimSpace(p.Command) == "" {
 			return nil, rpc.ErrInvalidParams(`"command" is required`)
 		}

@@ -28,18 +28,14 @@ func (a *agent) registerConfig(s *rpc.Server) {
 		}
 		return protocol.ModelListResult{Current: cur, Models: models}, nil
 	}))
-	s.Register("model/set", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Model string `json:"model"`
-	}) (any, error) {
+	s.Register("model/set", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.ModelSetParams) (any, error) {
 		if p.Model == "" {
 			return nil, rpc.ErrInvalidParams(`"model" is required (provider/id)`)
 		}
 		ref, err := h.SetModel(ctx, p.Model)
 		return protocol.ModelSetResult{Model: ref}, err
 	}))
-	s.Register("thinking/set", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Level string `json:"level"`
-	}) (any, error) {
+	s.Register("thinking/set", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.ThinkingSetParams) (any, error) {
 		if err := h.SetThinking(ctx, llm.ThinkingLevel(p.Level)); err != nil {
 			return nil, err
 		}
@@ -60,10 +56,7 @@ func (a *agent) registerConfig(s *rpc.Server) {
 		}
 		return protocol.ModeListResult{Current: ms.Mode, Yolo: ms.Yolo, Modes: out}, nil
 	}))
-	s.Register("mode/set", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Mode string `json:"mode"`
-		Yolo *bool  `json:"yolo"`
-	}) (any, error) {
+	s.Register("mode/set", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.ModeSetParams) (any, error) {
 		if p.Mode == "" && p.Yolo == nil {
 			return nil, rpc.ErrInvalidParams(`give "mode", "yolo" or both`)
 		}
@@ -78,14 +71,10 @@ func (a *agent) registerConfig(s *rpc.Server) {
 		ms := h.ModeState()
 		return protocol.ModeSetResult{Mode: ms.Mode, Model: ms.Model, Yolo: ms.Yolo}, nil
 	}))
-	s.Register("compaction/run", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		CustomInstructions string `json:"customInstructions"`
-	}) (any, error) {
+	s.Register("compaction/run", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.CompactionRunParams) (any, error) {
 		return wrapResult(toCompactionResult)(h.Compact(ctx, p.CustomInstructions))
 	}))
-	s.Register("compaction/setAuto", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Enabled *bool `json:"enabled"`
-	}) (any, error) {
+	s.Register("compaction/setAuto", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.CompactionSetAutoParams) (any, error) {
 		if p.Enabled == nil {
 			return nil, rpc.ErrInvalidParams(`"enabled" is required`)
 		}
@@ -95,8 +84,8 @@ func (a *agent) registerConfig(s *rpc.Server) {
 	s.Register("permissions/get", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		return toPermissions(h.Permissions()), nil
 	}))
-	s.Register("permissions/set", handle(a, func(ctx context.Context, h *harness.Harness, p harness.PermissionsUpdate) (any, error) {
-		return wrapResult(toPermissions)(h.SetPermissions(ctx, p))
+	s.Register("permissions/set", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.PermissionsSetParams) (any, error) {
+		return wrapResult(toPermissions)(h.SetPermissions(ctx, fromPermissionsSet(p)))
 	}))
 	s.Register("skills/list", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		return toSkillsList(h.Skills(ctx)), nil

@@ -34,24 +34,17 @@ func handle[P any](a *agent, fn func(ctx context.Context, h *harness.Harness, p 
 	}
 }
 
-type empty struct{}
+type empty = protocol.EmptyResult
 
 type sessionResult = protocol.SessionResult
 
 func (a *agent) register(s *rpc.Server) {
-	s.Register("session/new", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Cwd string `json:"cwd"`
-	}) (any, error) {
+	s.Register("session/new", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionNewParams) (any, error) {
 		info, err := h.NewSession(ctx, p.Cwd)
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
 	s.Register("session/open", a.sessionOpen) // attach_proxy.go
-	s.Register("session/list", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Cwd              string `json:"cwd"`
-		All              bool   `json:"all"`
-		IncludeSubagents bool   `json:"includeSubagents"`
-		IncludeEmpty     bool   `json:"includeEmpty"`
-	}) (any, error) {
+	s.Register("session/list", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionListParams) (any, error) {
 		var list []session.Info
 		var err error
 		cwd := p.Cwd
@@ -70,10 +63,7 @@ func (a *agent) register(s *rpc.Server) {
 		}
 		return protocol.SessionItemsResult{Sessions: listItems(list, p.IncludeEmpty, h.SessionInfo().ID)}, err
 	}))
-	s.Register("session/fork", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		EntryID string `json:"entryId"`
-		At      bool   `json:"at"`
-	}) (any, error) {
+	s.Register("session/fork", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionForkParams) (any, error) {
 		if p.EntryID == "" {
 			return nil, rpc.ErrInvalidParams(`"entryId" is required`)
 		}
@@ -84,36 +74,22 @@ func (a *agent) register(s *rpc.Server) {
 		info, err := h.Clone(ctx)
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
-	s.Register("session/entries", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		IDs    []string `json:"ids"`
-		FromID string   `json:"fromId"`
-		Limit  int      `json:"limit"`
-	}) (any, error) {
+	s.Register("session/entries", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionEntriesParams) (any, error) {
 		return entries(h, p.IDs, p.FromID, p.Limit)
 	}))
-	s.Register("session/navigate", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		TargetID           string `json:"targetId"`
-		Summarize          bool   `json:"summarize"`
-		CustomInstructions string `json:"customInstructions"`
-		Label              string `json:"label"`
-	}) (any, error) {
+	s.Register("session/navigate", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionNavigateParams) (any, error) {
 		if p.TargetID == "" {
 			return nil, rpc.ErrInvalidParams(`"targetId" is required`)
 		}
 		return wrapResult(toNavigateResult)(h.Navigate(ctx, p.TargetID, harness.NavigateOptions{Summarize: p.Summarize, CustomInstructions: p.CustomInstructions, Label: p.Label}))
 	}))
-	s.Register("session/setName", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Name *string `json:"name"`
-	}) (any, error) {
+	s.Register("session/setName", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionSetNameParams) (any, error) {
 		if p.Name == nil {
 			return nil, rpc.ErrInvalidParams(`"name" is required`)
 		}
 		return empty{}, h.SetName(ctx, *p.Name)
 	}))
-	s.Register("session/label", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		EntryID string `json:"entryId"`
-		Label   string `json:"label"`
-	}) (any, error) {
+	s.Register("session/label", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionLabelParams) (any, error) {
 		if p.EntryID == "" {
 			return nil, rpc.ErrInvalidParams(`"entryId" is required`)
 		}
@@ -122,9 +98,7 @@ func (a *agent) register(s *rpc.Server) {
 	s.Register("session/state", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
 		return toSessionState(h.State(ctx)), nil
 	}))
-	s.Register("session/export", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		Format string `json:"format"`
-	}) (any, error) {
+	s.Register("session/export", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionExportParams) (any, error) {
 		return export(ctx, h, p.Format)
 	}))
 	a.registerAgent(s)

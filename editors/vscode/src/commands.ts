@@ -7,9 +7,18 @@ import { describeError } from './errors';
 import type { AgentManager } from './manager';
 import {
   THINKING_LEVELS,
-  type ModeInfo,
-  type ModelInfo,
+  type DraftsResult,
+  type MemoryShowResult,
+  type ModeListResult,
+  type ModelListResult,
+  type NavigateResult,
   type SessionInfo,
+  type SessionItemsResult,
+  type SessionListParams,
+  type SessionNewParams,
+  type SessionOpenParams,
+  type SessionResult,
+  type SessionStateResult,
 } from './protocol';
 import { entryOf, LOAD_MORE_COMMAND, type SessionElement, type SessionTreeProvider } from './sessionTree';
 
@@ -68,14 +77,14 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
 
     reg('piLsp.newSession', async () => {
       const a = manager.current();
-      const r = await a.request<{ sessionId: string; path: string }>('session/new', { cwd: a.cwd });
+      const r = await a.request<SessionResult>('session/new', { cwd: a.cwd } satisfies SessionNewParams);
       await afterSessionSwitch();
       return r;
     }),
 
     reg('piLsp.resumeSession', async () => {
       const a = manager.current();
-      const r = await a.request<{ sessions: SessionInfo[] }>('session/list', { cwd: a.cwd, all: false });
+      const r = await a.request<SessionItemsResult>('session/list', { cwd: a.cwd, all: false } satisfies SessionListParams);
       const sessions = [...(r.sessions ?? [])].sort((x, y) => (y.modified ?? '').localeCompare(x.modified ?? ''));
       if (!sessions.length) {
         void vscode.window.showInformationMessage('pi-lsp: no sessions for this folder yet.');
@@ -88,7 +97,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
         matchOnDetail: true,
       });
       if (!pick) return undefined;
-      const opened = await a.request<{ sessionId: string; path: string }>('session/open', { path: pick.session.path });
+      const opened = await a.request<SessionResult>('session/open', { path: pick.session.path } satisfies SessionOpenParams);
       await afterSessionSwitch();
       return opened;
     }),
@@ -102,7 +111,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
 
     reg('piLsp.deleteSession', async () => {
       const a = manager.current();
-      const r = await a.request<{ sessions: SessionInfo[] }>('session/list', { cwd: a.cwd, all: false, includeEmpty: true });
+      const r = await a.request<SessionItemsResult>('session/list', { cwd: a.cwd, all: false, includeEmpty: true } satisfies SessionListParams);
       const others = (r.sessions ?? []).filter((s) => !s.current);
       if (!others.length) {
         void vscode.window.showInformationMessage('pi-lsp: no other session to delete (the current one cannot be).');
@@ -118,7 +127,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
 
     reg('piLsp.selectModel', async () => {
       const a = manager.current();
-      const r = await a.request<{ current: string; models: ModelInfo[] }>('model/list', {});
+      const r = await a.request<ModelListResult>('model/list', {});
       const items = (r.models ?? []).map((m) => {
         const id = `${m.provider}/${m.id}`;
         return {
@@ -141,7 +150,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
 
     reg('piLsp.selectMode', async () => {
       const a = manager.current();
-      const r = await a.request<{ current: string; yolo: boolean; modes: ModeInfo[] }>('mode/list', {});
+      const r = await a.request<ModeListResult>('mode/list', {});
       const items: Array<vscode.QuickPickItem & { mode?: string; yolo?: boolean }> = (r.modes ?? []).map((m) => ({
         label: `${m.id === r.current ? '$(check) ' : ''}${m.name ?? m.id}`,
         description: m.model ?? '',
@@ -181,12 +190,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
 
     reg('piLsp.showMemory', async () => {
       const a = manager.current();
-      const r = (await a.request('memory/show', {})) as {
-        settings?: { mode?: string };
-        observations?: string;
-        currentTask?: string;
-        suggestedResponse?: string;
-      };
+      const r = await a.request<MemoryShowResult>('memory/show', {});
       const body =
         r?.settings?.mode !== 'observational'
           ? '# pi-lsp memory\n\nThis session uses compaction. Run `memory/configure` with `{"mode": "observational"}` to switch.\n'
@@ -200,7 +204,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       const a = manager.current();
       a.declinePending();
       if (a.status !== 'ready') return undefined;
-      const r = await a.request<{ returnedDrafts?: string[] }>('agent/abort', {});
+      const r = await a.request<DraftsResult>('agent/abort', {});
       // The queued messages the abort dropped go back to the input.
       if (r?.returnedDrafts?.length) chat.setInput(r.returnedDrafts.join('\n\n'));
       return r;
@@ -234,7 +238,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
     reg('piLsp.tree.fork', async (e: SessionElement) => {
       const n = entryOf(e);
       if (!n) return undefined;
-      const r = await manager.current().request<{ sessionId: string; path: string; editorText?: string }>('session/fork', {
+      const r = await manager.current().request<SessionResult>('session/fork', {
         entryId: n.id,
         at: n.role !== 'user',
       });
@@ -249,8 +253,8 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       const a = manager.current();
       let target = typeof path === 'string' ? path : '';
       if (!target) {
-        const st = await a.request<{ path: string }>('session/state', {});
-        const r = await a.request<{ sessions: SessionInfo[] }>('session/list', { cwd: a.cwd, includeSubagents: true });
+        const st = await a.request<SessionStateResult>('session/state', {});
+        const r = await a.request<SessionItemsResult>('session/list', { cwd: a.cwd, includeSubagents: true } satisfies SessionListParams);
         const kids = (r.sessions ?? []).filter((s) => s.parentSession && s.parentSession === st.path);
         if (!kids.length) {
           void vscode.window.showInformationMessage('pi-lsp: this session started no subagents.');
@@ -260,7 +264,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
         if (!pick) return undefined;
         target = pick.session.path;
       }
-      const opened = await a.request<{ sessionId: string; path: string }>('session/open', { path: target });
+      const opened = await a.request<SessionResult>('session/open', { path: target } satisfies SessionOpenParams);
       await afterSessionSwitch();
       return opened;
     }),
@@ -291,7 +295,7 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       if (v === undefined) return undefined;
       customInstructions = v;
     }
-    const r = await manager.current().request<{ leafId: string; editorText?: string }>('session/navigate', {
+    const r = await manager.current().request<NavigateResult>('session/navigate', {
       targetId: n.id,
       summarize,
       customInstructions,

@@ -130,6 +130,12 @@ export interface BashItem {
   exitCode: number | null;
 }
 
+/** BashParams are the params of agent/bash. */
+export interface BashParams {
+  command: string;
+  excludeFromContext?: boolean;
+}
+
 /** BashResult is the result of agent/bash. */
 export interface BashResult {
   output: string;
@@ -201,6 +207,16 @@ export interface CompactionResult {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
+}
+
+/** CompactionRunParams are the params of compaction/run. */
+export interface CompactionRunParams {
+  customInstructions?: string;
+}
+
+/** CompactionSetAutoParams are the params of compaction/setAuto. */
+export interface CompactionSetAutoParams {
+  enabled: boolean | null;
 }
 
 /** CompactionSummaryMessage is a compaction summary on the wire. */
@@ -707,6 +723,12 @@ export interface ModeListResult {
   modes: Mode[];
 }
 
+/** ModeSetParams are the params of mode/set: a mode, yolo, or both. */
+export interface ModeSetParams {
+  mode?: string;
+  yolo?: boolean | null;
+}
+
 /** ModeSetResult is the result of mode/set. */
 export interface ModeSetResult {
   mode: string;
@@ -729,6 +751,11 @@ export interface Model {
 export interface ModelListResult {
   current: string;
   models: Model[];
+}
+
+/** ModelSetParams are the params of model/set. */
+export interface ModelSetParams {
+  model: string;
 }
 
 /** ModelSetResult is the result of model/set. */
@@ -778,6 +805,15 @@ export interface PermissionsResult {
   grants: Grants;
 }
 
+/** PermissionsSetParams are the params of permissions/set: policies
+ * ("allow", "ask", "deny", or "" to clear) by tool and by category. */
+export interface PermissionsSetParams {
+  tools?: Record<string, string>;
+  categories?: Record<string, string>;
+  yolo?: boolean | null;
+  clearGrants?: boolean;
+}
+
 /** Phase is the harness phase on the wire (DisplayState.phase, phase_change). */
 export type Phase = "branch_summary" | "compaction" | "idle" | "retry" | "turn";
 
@@ -814,6 +850,22 @@ export interface Preview {
 export interface ProgressParams {
   token: string;
   value: WorkProgress;
+}
+
+/** PromptImage is an image attached to a prompt: base64 data of an image/*
+ * type. */
+export interface PromptImage {
+  data?: string;
+  mimeType?: string;
+}
+
+/** PromptParams are the params of agent/prompt. */
+export interface PromptParams {
+  text: string;
+  images?: PromptImage[];
+  streamingBehavior?: string;
+  context?: ContextItem[];
+  resources?: PromptResource[];
 }
 
 /** PromptResource names an MCP resource for agent/prompt's "resources". */
@@ -901,6 +953,24 @@ export interface ServerInfo {
   version: string;
 }
 
+/** SessionEntriesParams are the params of session/entries. */
+export interface SessionEntriesParams {
+  ids?: string[];
+  fromId?: string;
+  limit?: number;
+}
+
+/** SessionExportParams are the params of session/export. */
+export interface SessionExportParams {
+  format?: string;
+}
+
+/** SessionForkParams are the params of session/fork. */
+export interface SessionForkParams {
+  entryId: string;
+  at?: boolean;
+}
+
 /** SessionInfo is one session of session/list. */
 export interface SessionInfo {
   id: string;
@@ -917,6 +987,12 @@ export interface SessionInfo {
 /** SessionItemsResult is the result of session/list. */
 export interface SessionItemsResult {
   sessions: SessionListItem[];
+}
+
+/** SessionLabelParams are the params of session/label. */
+export interface SessionLabelParams {
+  entryId: string;
+  label?: string;
 }
 
 /** SessionListItem is one session of session/list: the stored info plus a
@@ -937,9 +1013,35 @@ export interface SessionListItem {
   current: boolean;
 }
 
+/** SessionListParams are the params of session/list. */
+export interface SessionListParams {
+  cwd?: string;
+  all?: boolean;
+  includeSubagents?: boolean;
+  includeEmpty?: boolean;
+}
+
 /** SessionListResult is the result of session/list, newest first. */
 export interface SessionListResult {
   sessions: SessionInfo[];
+}
+
+/** SessionNavigateParams are the params of session/navigate. */
+export interface SessionNavigateParams {
+  targetId: string;
+  summarize?: boolean;
+  customInstructions?: string;
+  label?: string;
+}
+
+/** SessionNewParams are the params of session/new. */
+export interface SessionNewParams {
+  cwd?: string;
+}
+
+/** SessionOpenParams are the params of session/open. */
+export interface SessionOpenParams {
+  path: string;
 }
 
 /** SessionResult is the result of session/new, session/open, session/fork
@@ -950,6 +1052,11 @@ export interface SessionResult {
   editorText?: string;
   attached?: boolean;
   ownerPid?: number;
+}
+
+/** SessionSetNameParams are the params of session/setName. */
+export interface SessionSetNameParams {
+  name: string | null;
 }
 
 /** SessionStateResult is the result of session/state. */
@@ -1045,12 +1152,23 @@ export interface TextItem {
   text: string;
 }
 
+/** TextParams are the params of agent/steer, agent/followUp and
+ * agent/interrupt. */
+export interface TextParams {
+  text: string;
+}
+
 /** ThinkingContent is a thinking block. */
 export interface ThinkingContent {
   type: "thinking";
   thinking: string;
   thinkingSignature?: string;
   redacted?: boolean;
+}
+
+/** ThinkingSetParams are the params of thinking/set. */
+export interface ThinkingSetParams {
+  level: string;
 }
 
 /** ThinkingSetResult is the result of thinking/set. */
