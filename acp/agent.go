@@ -444,18 +444,17 @@ func mapErr(err error) error {
 	if errors.As(err, &re) {
 		return re
 	}
-	var busy *harness.BusyError
-	var locked *session.LockedError
-	switch {
-	case errors.As(err, &busy):
-		return &sdk.RequestError{Code: -32001, Message: err.Error(), Data: map[string]any{"phase": busy.Phase}}
-	case errors.As(err, &locked):
-		return &sdk.RequestError{Code: -32003, Message: err.Error(), Data: map[string]any{"pid": locked.PID}}
-	case errors.Is(err, harness.ErrNotFound), errors.Is(err, session.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+	cl := harness.Classify(err)
+	switch cl.Kind {
+	case harness.KindBusy:
+		return &sdk.RequestError{Code: -32001, Message: err.Error(), Data: map[string]any{"phase": cl.Phase}}
+	case harness.KindLocked:
+		return &sdk.RequestError{Code: -32003, Message: err.Error(), Data: map[string]any{"pid": cl.PID}}
+	case harness.KindNotFound:
 		return &sdk.RequestError{Code: -32002, Message: err.Error()}
-	case errors.Is(err, harness.ErrInvalid):
+	case harness.KindInvalid:
 		return sdk.NewInvalidParams(map[string]any{"error": err.Error()})
-	case errors.Is(err, context.Canceled):
+	case harness.KindCancelled:
 		return sdk.NewRequestCancelled(map[string]any{"error": err.Error()})
 	}
 	return &sdk.RequestError{Code: -32603, Message: err.Error()}

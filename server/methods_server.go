@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
-	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -334,7 +332,8 @@ func (u clientUI) ApprovePlan(ctx context.Context, p tools.Plan) (tools.PlanVerd
 	return tools.PlanVerdict{Approved: *resp.Approved, Feedback: resp.Feedback}, nil
 }
 
-// mapErr turns harness and session errors into protocol errors.
+// mapErr turns harness and session errors into protocol errors
+// (harness.Classify).
 func mapErr(err error) error {
 	if err == nil {
 		return nil
@@ -343,26 +342,21 @@ func mapErr(err error) error {
 	if errors.As(err, &re) {
 		return re
 	}
-	var busy *harness.BusyError
-	if errors.As(err, &busy) {
-		return rpc.ErrBusy(busy.Phase)
-	}
-	var locked *session.LockedError
-	if errors.As(err, &locked) {
-		e := rpc.ErrLocked(locked.PID)
+	cl := harness.Classify(err)
+	switch cl.Kind {
+	case harness.KindBusy:
+		return rpc.ErrBusy(cl.Phase)
+	case harness.KindLocked:
+		e := rpc.ErrLocked(cl.PID)
 		e.Message = err.Error()
 		return e
-	}
-	switch {
-	case errors.Is(err, session.ErrNotSession):
+	case harness.KindNotSession:
 		return &rpc.Error{Code: rpc.CodeNotSession, Message: err.Error()}
-	// Not found first: model/set of an unknown model wraps both.
-	case errors.Is(err, harness.ErrNotFound), errors.Is(err, harness.ErrNoSession), errors.Is(err, session.ErrNotFound),
-		errors.Is(err, fs.ErrNotExist):
+	case harness.KindNotFound:
 		e := rpc.ErrNotFound("")
 		e.Message = err.Error()
 		return e
-	case errors.Is(err, harness.ErrNoModel):
+	case harness.KindNoModel:
 		// The registry's message already says how to configure a model.
 		msg := err.Error()
 		hint := strings.TrimPrefix(msg, harness.ErrNoModel.Error()+": ")
@@ -372,9 +366,9 @@ func mapErr(err error) error {
 		e := rpc.ErrNoModel(hint)
 		e.Message = msg
 		return e
-	case errors.Is(err, harness.ErrInvalid):
+	case harness.KindInvalid:
 		return rpc.ErrInvalidParams(err.Error())
-	case errors.Is(err, context.Canceled):
+	case harness.KindCancelled:
 		return &rpc.Error{Code: rpc.CodeRequestCancelled, Message: "request cancelled"}
 	}
 	return &rpc.Error{Code: rpc.CodeInternalError, Message: err.Error()}
