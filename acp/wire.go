@@ -76,7 +76,7 @@ func (e *egress) Write(p []byte) (int, error) {
 func (e *egress) mask(line []byte) ([][]byte, error) {
 	body := bytes.TrimRight(line, "\r\n")
 	if !json.Valid(body) {
-		if id, ok := responseID(body); ok {
+		if id, ok := tools.ResponseID(body); ok {
 			return [][]byte{errorLine(id, -32603, "Internal error", map[string]any{
 				"error": "the result could not be masked for display, so it was not sent: " + tools.ErrNotJSON.Error()})}, nil
 		}
@@ -84,65 +84,13 @@ func (e *egress) mask(line []byte) ([][]byte, error) {
 	}
 	lines := e.tails.hold(body)
 	for i, l := range lines {
-		safe, err := e.redact.RedactJSON(l, exemptWrite(l))
+		safe, err := e.redact.RedactJSON(l, tools.ExemptParams(l, "fs/write_text_file", true, "content"))
 		if err != nil { // valid by construction
 			return nil, fmt.Errorf("%w: %w", errEgress, err)
 		}
 		lines[i] = append(safe[:len(safe):len(safe)], '\n')
 	}
 	return lines, nil
-}
-
-// exemptWrite keeps the content of an fs/write_text_file request: it is the
-// user's file, and masking it would corrupt the file, not hide a secret.
-func exemptWrite(body []byte) func(path []string) bool {
-	if !bytes.Contains(body, []byte(`"fs/write_text_file"`)) {
-		return nil
-	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(body, &m) != nil || m.Method != "fs/write_text_file" || len(m.ID) == 0 {
-		return nil
-	}
-	return func(path []string) bool {
-		return len(path) == 2 && path[0] == "params" && path[1] == "content"
-	}
-}
-
-// responseID reads the id of a response from the start of body, which need
-// not be valid JSON past it: the SDK writes "jsonrpc" and "id" first. ok is
-// false for a request or notification (a "method" before any
-// result or error), or when no id can be read.
-func responseID(body []byte) (json.RawMessage, bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	var id json.RawMessage
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		switch k {
-		case "id":
-			if err := dec.Decode(&id); err != nil {
-				return nil, false
-			}
-		case "method":
-			return nil, false
-		case "result", "error":
-			return id, id != nil
-		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, false
-			}
-		}
-	}
-	return nil, false
 }
 
 // errorLine is a JSON-RPC error response with a null id (or id).

@@ -1,20 +1,20 @@
 package rpc
 
 import (
-	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // Masker masks secrets in one outgoing JSON document; *tools.Redactor
 // satisfies it. exempt is asked for each string value's path (the object
 // keys leading to it, "[]" for array elements) and keeps the value when it
 // answers true. It must never return the unmasked document with an error.
-type Masker interface {
-	RedactJSON(doc []byte, exempt func(path []string) bool) ([]byte, error)
-}
+type Masker = tools.JSONMasker
 
 // MethodHandover is the notification an owner sends, on a session's socket
 // only, to hand its queue to the process that takes its session over; its
@@ -23,7 +23,7 @@ const MethodHandover = "$/pi-lsp/handover"
 
 // errEgress is a message the egress step could not make safe: it was not
 // sent.
-var errEgress = errors.New("rpc: an outgoing message could not be masked; it was not sent")
+var errEgress = fmt.Errorf("rpc: %w", tools.ErrUnmaskable)
 
 // egress is the one step every outgoing message passes before it is framed:
 // responses, notifications and server→client requests alike. It encodes the
@@ -41,55 +41,27 @@ func egress(m Masker, msg jsonrpc2.Message) ([]byte, error) {
 	return egressBody(m, body)
 }
 
-// egressBody is egress of an encoded message.
+// egressBody is egress of an encoded message (tools.MaskMessage, with the
+// native wire's error response).
 func egressBody(m Masker, body []byte) ([]byte, error) {
-	safe, err := m.RedactJSON(body, exemptPath(body))
-	if err == nil {
-		return safe, nil
+	out, err := tools.MaskMessage(m, body, exemptPath(body), func(raw json.RawMessage, reason string) ([]byte, error) {
+		id, _ := parseID(raw)
+		return jsonrpc2.EncodeMessage(jsonrpc2.NewResponse(id, nil, &jsonrpc2.Error{Code: jsonrpc2.Code(CodeInternalError), Message: reason}))
+	})
+	if err != nil && !errors.Is(err, errEgress) {
+		err = fmt.Errorf("rpc: %w", err)
 	}
-	// The connection hands the stream its own message types: read the
-	// response's id back from the body.
-	if dec, derr := jsonrpc2.DecodeMessage(body); derr == nil {
-		if resp, ok := dec.(*jsonrpc2.Response); ok {
-			return jsonrpc2.EncodeMessage(jsonrpc2.NewResponse(resp.ID(), nil, &jsonrpc2.Error{
-				Code:    jsonrpc2.Code(CodeInternalError),
-				Message: "the result could not be masked for display, so it was not sent: " + err.Error(),
-			}))
-		}
-	}
-	return nil, fmt.Errorf("%w: %w", errEgress, err)
+	return out, err
 }
 
 // exemptPath says which string values of msg are sent as they are, because
 // masking them would corrupt data rather than hide it: the content of a file
 // the editor is asked to write (fs/writeTextFile), and the queue an owner
 // hands to the pi-lsp process that takes its session over ($/pi-lsp/handover,
-// sent only on a session's socket, never to an editor: attach.go).
-//
-// The connection hands the stream its own unexported message types, so the
-// method is read back from the encoded body, and only when the body names it.
+// sent only on a session's socket, never to an editor: package server).
 func exemptPath(body []byte) func(path []string) bool {
-	if bytes.Contains(body, []byte(`"`+MethodHandover+`"`)) {
-		return exemptHandover(body)
+	if ex := tools.ExemptParams(body, MethodHandover, false, ""); ex != nil {
+		return ex
 	}
-	if !bytes.Contains(body, []byte(`"fs/writeTextFile"`)) {
-		return nil
-	}
-	msg, err := jsonrpc2.DecodeMessage(body)
-	if call, ok := msg.(*jsonrpc2.Call); err != nil || !ok || call.Method() != "fs/writeTextFile" {
-		return nil
-	}
-	return func(path []string) bool {
-		return len(path) == 2 && path[0] == "params" && path[1] == "content"
-	}
-}
-
-// exemptHandover keeps the params of a $/pi-lsp/handover notification: the
-// queued messages must reach the next owner as the user typed them.
-func exemptHandover(body []byte) func(path []string) bool {
-	msg, err := jsonrpc2.DecodeMessage(body)
-	if note, ok := msg.(*jsonrpc2.Notification); err != nil || !ok || note.Method() != MethodHandover {
-		return nil
-	}
-	return func(path []string) bool { return len(path) >= 1 && path[0] == "params" }
+	return tools.ExemptParams(body, "fs/writeTextFile", true, "content")
 }
