@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/rpc/rpctest"
 )
 
 // TestCancelRequest: a long request does not block the read loop, and
@@ -15,33 +16,33 @@ import (
 func TestCancelRequest(t *testing.T) {
 	started := make(chan struct{})
 	sawCancel := make(chan error, 1)
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	srv.Register("test/block", func(ctx context.Context, _ *rpc.Client, _ json.RawMessage) (any, error) {
 		close(started)
 		<-ctx.Done()
 		sawCancel <- ctx.Err()
 		return nil, ctx.Err()
 	})
-	c := serve(t, srv)
-	initialize(t, c, nil)
-	ctx := ctxT(t)
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, nil)
+	ctx := rpctest.Ctx(t)
 	p, err := c.Start("test/block", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-started
-	echo(t, c, "served while another request runs")
+	rpctest.Echo(t, c, "served while another request runs")
 	if err := c.Cancel(p.ID); err != nil {
 		t.Fatal(err)
 	}
-	rpcErr(t, p.Wait(ctx, nil), rpc.CodeRequestCancelled)
+	rpctest.WantCode(t, p.Wait(ctx, nil), rpc.CodeRequestCancelled)
 	if err := <-sawCancel; !errors.Is(err, context.Canceled) {
 		t.Fatalf("handler ctx = %v", err)
 	}
 	// Cancelling a finished or unknown request is harmless.
 	_ = c.Cancel(p.ID)
 	_ = c.Cancel(12345)
-	echo(t, c, "after cancel")
+	rpctest.Echo(t, c, "after cancel")
 }
 
 // TestCancelIgnoringHandler: a handler that ignores its context still lets
@@ -49,26 +50,26 @@ func TestCancelRequest(t *testing.T) {
 func TestCancelIgnoringHandler(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{})
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	srv.Register("test/stubborn", func(context.Context, *rpc.Client, json.RawMessage) (any, error) {
 		close(started)
 		<-release
 		return "late", nil
 	})
-	c := serve(t, srv)
-	initialize(t, c, nil)
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, nil)
 	p, _ := c.Start("test/stubborn", nil)
 	<-started
 	_ = c.Cancel(p.ID)
-	rpcErr(t, p.Wait(ctxT(t), nil), rpc.CodeRequestCancelled)
+	rpctest.WantCode(t, p.Wait(rpctest.Ctx(t), nil), rpc.CodeRequestCancelled)
 	close(release)
-	echo(t, c, "ok")
+	rpctest.Echo(t, c, "ok")
 }
 
 // TestManyConcurrentRequests: requests overlap and each gets its own answer.
 func TestManyConcurrentRequests(t *testing.T) {
 	gate := make(chan struct{})
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	srv.Register("test/wait", func(ctx context.Context, _ *rpc.Client, params json.RawMessage) (any, error) {
 		select {
 		case <-gate:
@@ -77,8 +78,8 @@ func TestManyConcurrentRequests(t *testing.T) {
 		}
 		return params, nil
 	})
-	c := serve(t, srv)
-	initialize(t, c, nil)
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, nil)
 	var ps []*struct {
 		n    int
 		wait func(context.Context, any) error
@@ -93,11 +94,11 @@ func TestManyConcurrentRequests(t *testing.T) {
 			wait func(context.Context, any) error
 		}{i, p.Wait})
 	}
-	echo(t, c, "not blocked by 20 waiting requests")
+	rpctest.Echo(t, c, "not blocked by 20 waiting requests")
 	close(gate)
 	for _, p := range ps {
 		var res struct{ N int }
-		if err := p.wait(ctxT(t), &res); err != nil || res.N != p.n {
+		if err := p.wait(rpctest.Ctx(t), &res); err != nil || res.N != p.n {
 			t.Fatalf("request %d answered %d, %v", p.n, res.N, err)
 		}
 	}
@@ -108,7 +109,7 @@ func TestManyConcurrentRequests(t *testing.T) {
 // answers only after it has seen them, so a blocked writer or reader would
 // deadlock this test.
 func TestServerCallWhileNotificationsFlow(t *testing.T) {
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	srv.Register("test/ask", func(ctx context.Context, c *rpc.Client, _ json.RawMessage) (any, error) {
 		stop := make(chan struct{})
 		defer close(stop)
@@ -132,16 +133,16 @@ func TestServerCallWhileNotificationsFlow(t *testing.T) {
 		}
 		return res.Decision, nil
 	})
-	c := serve(t, srv)
+	c := rpctest.Serve(t, srv)
 	c.Handle("ui/requestApproval", func(ctx context.Context, params json.RawMessage) (any, error) {
 		if err := c.WaitFor(ctx, func() bool { return len(c.Notifications("test/tick")) >= 50 }); err != nil {
 			return nil, err
 		}
 		return map[string]string{"decision": "approve"}, nil
 	})
-	initialize(t, c, map[string]any{"capabilities": map[string]any{"ui": map[string]any{"approvals": true}}})
+	rpctest.Init(t, c, map[string]any{"capabilities": map[string]any{"ui": map[string]any{"approvals": true}}})
 	var decision string
-	if err := c.Call(ctxT(t), "test/ask", nil, &decision); err != nil || decision != "approve" {
+	if err := c.Call(rpctest.Ctx(t), "test/ask", nil, &decision); err != nil || decision != "approve" {
 		t.Fatalf("decision = %q, %v", decision, err)
 	}
 	if n := len(c.Notifications("test/tick")); n < 50 {
@@ -150,7 +151,7 @@ func TestServerCallWhileNotificationsFlow(t *testing.T) {
 }
 
 func TestServerCallErrors(t *testing.T) {
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	results := make(chan error, 1)
 	srv.Register("test/ask", func(ctx context.Context, c *rpc.Client, params json.RawMessage) (any, error) {
 		var p struct{ Method string }
@@ -159,12 +160,12 @@ func TestServerCallErrors(t *testing.T) {
 		results <- err
 		return nil, nil
 	})
-	c := serve(t, srv)
+	c := rpctest.Serve(t, srv)
 	c.Handle("fs/readTextFile", func(context.Context, json.RawMessage) (any, error) {
 		return nil, fmt.Errorf("no buffer")
 	})
-	initialize(t, c, map[string]any{"capabilities": map[string]any{"fs": map[string]any{"readTextFile": true}}})
-	ctx := ctxT(t)
+	rpctest.Init(t, c, map[string]any{"capabilities": map[string]any{"fs": map[string]any{"readTextFile": true}}})
+	ctx := rpctest.Ctx(t)
 
 	// Not declared: refused without asking the client.
 	_ = c.Call(ctx, "test/ask", map[string]string{"method": "ui/requestApproval"}, nil)
@@ -188,22 +189,22 @@ func TestServerCallErrors(t *testing.T) {
 // waits on the client, the client is told with $/cancelRequest.
 func TestServerCallCancelled(t *testing.T) {
 	asked := make(chan struct{})
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	srv.Register("test/ask", func(ctx context.Context, c *rpc.Client, _ json.RawMessage) (any, error) {
 		return nil, c.Call(ctx, "ui/askQuestion", map[string]any{"id": "q1"}, nil)
 	})
-	c := serve(t, srv)
+	c := rpctest.Serve(t, srv)
 	c.Handle("ui/askQuestion", func(ctx context.Context, _ json.RawMessage) (any, error) {
 		close(asked)
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	initialize(t, c, map[string]any{"capabilities": map[string]any{"ui": map[string]any{"questions": true}}})
+	rpctest.Init(t, c, map[string]any{"capabilities": map[string]any{"ui": map[string]any{"questions": true}}})
 	p, _ := c.Start("test/ask", nil)
 	<-asked
 	_ = c.Cancel(p.ID)
-	rpcErr(t, p.Wait(ctxT(t), nil), rpc.CodeRequestCancelled)
-	if err := c.WaitFor(ctxT(t), func() bool { return len(c.Notifications("$/cancelRequest")) == 1 }); err != nil {
+	rpctest.WantCode(t, p.Wait(rpctest.Ctx(t), nil), rpc.CodeRequestCancelled)
+	if err := c.WaitFor(rpctest.Ctx(t), func() bool { return len(c.Notifications("$/cancelRequest")) == 1 }); err != nil {
 		t.Fatalf("the client was not sent $/cancelRequest: %v", err)
 	}
 }

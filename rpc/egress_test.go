@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/rpc/rpctest"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -18,7 +19,7 @@ const egressSecret = "egress-secret-31337"
 // server→client request and an error response all pass the one egress
 // step; only the content of fs/writeTextFile is sent as it is.
 func TestEgressMasksEveryKindOfMessage(t *testing.T) {
-	srv := newServer(rpc.Options{Masker: tools.NewRedactor([]string{"MY_SERVICE_API_KEY=" + egressSecret})})
+	srv := rpctest.EchoServer(rpc.Options{Masker: tools.NewRedactor([]string{"MY_SERVICE_API_KEY=" + egressSecret})})
 	srv.Register("test/leak", func(ctx context.Context, c *rpc.Client, _ json.RawMessage) (any, error) {
 		if err := c.Notify("test/note", map[string]string{"text": "note " + egressSecret}); err != nil {
 			return nil, err
@@ -35,7 +36,7 @@ func TestEgressMasksEveryKindOfMessage(t *testing.T) {
 	srv.Register("test/fail", func(context.Context, *rpc.Client, json.RawMessage) (any, error) {
 		return nil, errors.New("provider said: bad key " + egressSecret)
 	})
-	c := serve(t, srv)
+	c := rpctest.Serve(t, srv)
 	var asked, wrote json.RawMessage
 	c.Handle("test/ask", func(_ context.Context, p json.RawMessage) (any, error) {
 		asked = p
@@ -45,13 +46,13 @@ func TestEgressMasksEveryKindOfMessage(t *testing.T) {
 		wrote = p
 		return map[string]any{}, nil
 	})
-	initialize(t, c, map[string]any{"processId": 1, "capabilities": map[string]any{"fs": map[string]any{"writeTextFile": true}}})
+	rpctest.Init(t, c, map[string]any{"processId": 1, "capabilities": map[string]any{"fs": map[string]any{"writeTextFile": true}}})
 	var res struct{ Args, Answer string }
-	if err := c.Call(ctxT(t), "test/leak", nil, &res); err != nil {
+	if err := c.Call(rpctest.Ctx(t), "test/leak", nil, &res); err != nil {
 		t.Fatal(err)
 	}
-	err := c.Call(ctxT(t), "test/fail", nil, nil)
-	if e := rpcErr(t, err, rpc.CodeInternalError); e.Message != "provider said: bad key ••••••" {
+	err := c.Call(rpctest.Ctx(t), "test/fail", nil, nil)
+	if e := rpctest.WantCode(t, err, rpc.CodeInternalError); e.Message != "provider said: bad key ••••••" {
 		t.Fatalf("error message %q", e.Message)
 	}
 	if !json.Valid([]byte(res.Args)) || res.Args != `{"command":"echo ••••••"}` || res.Answer != "the client's own ••••••" {
@@ -87,15 +88,15 @@ func (failingMasker) RedactJSON(doc []byte, _ func([]string) bool) ([]byte, erro
 // TestEgressNeverFallsBackToRaw: when masking fails, a response becomes an
 // error response and a notification is dropped; the connection lives on.
 func TestEgressNeverFallsBackToRaw(t *testing.T) {
-	srv := newServer(rpc.Options{Masker: failingMasker{}})
+	srv := rpctest.EchoServer(rpc.Options{Masker: failingMasker{}})
 	srv.Register("test/bad", func(_ context.Context, c *rpc.Client, _ json.RawMessage) (any, error) {
 		_ = c.Notify("test/note", map[string]string{"text": "poison"})
 		return map[string]string{"text": "poison"}, nil
 	})
-	c := serve(t, srv)
-	initialize(t, c, nil)
-	err := c.Call(ctxT(t), "test/bad", nil, nil)
-	if e := rpcErr(t, err, rpc.CodeInternalError); !strings.Contains(e.Message, "could not be masked") {
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, nil)
+	err := c.Call(rpctest.Ctx(t), "test/bad", nil, nil)
+	if e := rpctest.WantCode(t, err, rpc.CodeInternalError); !strings.Contains(e.Message, "could not be masked") {
 		t.Fatalf("error %q", e.Message)
 	}
 	if len(c.Notifications("test/note")) != 0 {
@@ -104,5 +105,5 @@ func TestEgressNeverFallsBackToRaw(t *testing.T) {
 	if bytes.Contains(c.Received(), []byte("poison")) {
 		t.Fatalf("raw bytes went out: %s", c.Received())
 	}
-	echo(t, c, "still serving")
+	rpctest.Echo(t, c, "still serving")
 }

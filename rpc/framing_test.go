@@ -42,15 +42,15 @@ func TestMalformedInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := serve(t, newServer(rpc.Options{MaxFrame: 4096}))
-			initialize(t, c, nil)
+			c := rpctest.Serve(t, rpctest.EchoServer(rpc.Options{MaxFrame: 4096}))
+			rpctest.Init(t, c, nil)
 			if err := c.WriteRaw([]byte(tt.raw)); err != nil {
 				t.Fatal(err)
 			}
 			if err := c.WriteRaw([]byte(good("after"))); err != nil {
 				t.Fatal(err)
 			}
-			ctx := ctxT(t)
+			ctx := rpctest.Ctx(t)
 			var un []rpctest.Response
 			// The good request's answer is unmatched too (written raw).
 			if err := c.WaitFor(ctx, func() bool { un = c.Unmatched(); return len(un) >= 2 }); err != nil {
@@ -63,7 +63,7 @@ func TestMalformedInput(t *testing.T) {
 			if ok.Error != nil || string(ok.ID) != `"after"` || !strings.Contains(string(ok.Result), `"after"`) {
 				t.Errorf("good request after it = %s %s %+v", ok.ID, ok.Result, ok.Error)
 			}
-			echo(t, c, "still serving")
+			rpctest.Echo(t, c, "still serving")
 		})
 	}
 }
@@ -71,8 +71,8 @@ func TestMalformedInput(t *testing.T) {
 // TestShortBodyRecovers: a Content-Length larger than the body swallows the
 // start of the next frame; the server reports it and finds the frame after.
 func TestShortBodyRecovers(t *testing.T) {
-	c := serve(t, newServer(rpc.Options{}))
-	initialize(t, c, nil)
+	c := rpctest.Serve(t, rpctest.EchoServer(rpc.Options{}))
+	rpctest.Init(t, c, nil)
 	frame := func(id string) string {
 		return string(rpctest.Frame([]byte(`{"jsonrpc":"2.0","id":"` + id + `","method":"test/echo","params":{"text":"` + id + `"}}`)))
 	}
@@ -81,7 +81,7 @@ func TestShortBodyRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	var un []rpctest.Response
-	err := c.WaitFor(ctxT(t), func() bool {
+	err := c.WaitFor(rpctest.Ctx(t), func() bool {
 		un = c.Unmatched()
 		for _, r := range un {
 			if string(r.ID) == `"found"` {
@@ -96,27 +96,27 @@ func TestShortBodyRecovers(t *testing.T) {
 	if un[0].Error == nil || un[0].Error.Code != rpc.CodeParseError {
 		t.Fatalf("first response = %+v", un[0])
 	}
-	echo(t, c, "still serving")
+	rpctest.Echo(t, c, "still serving")
 }
 
 // TestLargeFrameWithinLimit: a frame bigger than the read buffer but under
 // MaxFrame is served.
 func TestLargeFrameWithinLimit(t *testing.T) {
-	c := serve(t, newServer(rpc.Options{}))
-	initialize(t, c, nil)
-	echo(t, c, strings.Repeat("é", 300_000))
+	c := rpctest.Serve(t, rpctest.EchoServer(rpc.Options{}))
+	rpctest.Init(t, c, nil)
+	rpctest.Echo(t, c, strings.Repeat("é", 300_000))
 }
 
 // TestResponseToUnknownID: a stray response is ignored without an answer.
 func TestResponseToUnknownID(t *testing.T) {
-	c := serve(t, newServer(rpc.Options{}))
-	initialize(t, c, nil)
+	c := rpctest.Serve(t, rpctest.EchoServer(rpc.Options{}))
+	rpctest.Init(t, c, nil)
 	for _, body := range []string{`{"jsonrpc":"2.0","id":999,"result":{}}`, `{"jsonrpc":"2.0","id":{},"result":1}`} {
 		if err := c.WriteRaw(rpctest.Frame([]byte(body))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	echo(t, c, "ok")
+	rpctest.Echo(t, c, "ok")
 	if un := c.Unmatched(); len(un) != 0 {
 		b, _ := json.Marshal(un)
 		t.Fatalf("stray responses were answered: %s", b)

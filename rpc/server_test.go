@@ -13,23 +13,24 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/rpc/rpctest"
 )
 
 func TestLifecycle(t *testing.T) {
 	var got rpc.InitializeParams
 	var shutdowns atomic.Int32
-	srv := newServer(rpc.Options{
+	srv := rpctest.EchoServer(rpc.Options{
 		OnInitialize: func(_ context.Context, _ *rpc.Client, p rpc.InitializeParams) error {
 			got = p
 			return nil
 		},
 		OnShutdown: func(context.Context, *rpc.Client) error { shutdowns.Add(1); return nil },
 	})
-	c := serve(t, srv)
-	ctx := ctxT(t)
+	c := rpctest.Serve(t, srv)
+	ctx := rpctest.Ctx(t)
 
-	rpcErr(t, c.Call(ctx, "test/echo", map[string]any{"text": "x"}, nil), rpc.CodeServerNotInitialized)
-	rpcErr(t, c.Call(ctx, "shutdown", nil, nil), rpc.CodeServerNotInitialized)
+	rpctest.WantCode(t, c.Call(ctx, "test/echo", map[string]any{"text": "x"}, nil), rpc.CodeServerNotInitialized)
+	rpctest.WantCode(t, c.Call(ctx, "shutdown", nil, nil), rpc.CodeServerNotInitialized)
 
 	var res rpc.InitializeResult
 	err := c.Call(ctx, "initialize", map[string]any{
@@ -56,8 +57,8 @@ func TestLifecycle(t *testing.T) {
 	if err := c.Notify("initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
 	}
-	rpcErr(t, c.Call(ctx, "initialize", map[string]any{}, nil), rpc.CodeInvalidRequest)
-	echo(t, c, "hello")
+	rpctest.WantCode(t, c.Call(ctx, "initialize", map[string]any{}, nil), rpc.CodeInvalidRequest)
+	rpctest.Echo(t, c, "hello")
 
 	if err := c.Call(ctx, "shutdown", nil, nil); err != nil {
 		t.Fatal(err)
@@ -65,14 +66,14 @@ func TestLifecycle(t *testing.T) {
 	if shutdowns.Load() != 1 {
 		t.Fatalf("OnShutdown ran %d times", shutdowns.Load())
 	}
-	e := rpcErr(t, c.Call(ctx, "test/echo", map[string]any{"text": "x"}, nil), rpc.CodeInvalidRequest)
+	e := rpctest.WantCode(t, c.Call(ctx, "test/echo", map[string]any{"text": "x"}, nil), rpc.CodeInvalidRequest)
 	if !strings.Contains(e.Message, "shut down") {
 		t.Fatalf("message = %q", e.Message)
 	}
 	if err := c.Notify("exit", nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.wait(t); err != nil || rpc.ExitCode(err) != 0 {
+	if err := c.Wait(t); err != nil || rpc.ExitCode(err) != 0 {
 		t.Fatalf("Serve = %v (exit code %d), want nil (0)", err, rpc.ExitCode(err))
 	}
 }
@@ -81,27 +82,27 @@ func TestExitAndInputEnd(t *testing.T) {
 	tests := []struct {
 		name     string
 		shutdown bool
-		end      func(c *conn) error
+		end      func(c *rpctest.Conn) error
 		want     error
 		code     int
 	}{
-		{"exit without shutdown", false, func(c *conn) error { return c.Notify("exit", nil) }, rpc.ErrExitWithoutShutdown, 1},
-		{"input closed", false, func(c *conn) error { return c.Close() }, rpc.ErrInputClosed, 0},
-		{"input closed after shutdown", true, func(c *conn) error { return c.Close() }, nil, 0},
+		{"exit without shutdown", false, func(c *rpctest.Conn) error { return c.Notify("exit", nil) }, rpc.ErrExitWithoutShutdown, 1},
+		{"input closed", false, func(c *rpctest.Conn) error { return c.Close() }, rpc.ErrInputClosed, 0},
+		{"input closed after shutdown", true, func(c *rpctest.Conn) error { return c.Close() }, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := serve(t, newServer(rpc.Options{}))
-			initialize(t, c, nil)
+			c := rpctest.Serve(t, rpctest.EchoServer(rpc.Options{}))
+			rpctest.Init(t, c, nil)
 			if tt.shutdown {
-				if err := c.Call(ctxT(t), "shutdown", nil, nil); err != nil {
+				if err := c.Call(rpctest.Ctx(t), "shutdown", nil, nil); err != nil {
 					t.Fatal(err)
 				}
 			}
 			if err := tt.end(c); err != nil {
 				t.Fatal(err)
 			}
-			err := c.wait(t)
+			err := c.Wait(t)
 			if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) || rpc.ExitCode(err) != tt.code {
 				t.Fatalf("Serve = %v (exit code %d), want %v (%d)", err, rpc.ExitCode(err), tt.want, tt.code)
 			}
@@ -112,7 +113,7 @@ func TestExitAndInputEnd(t *testing.T) {
 }
 
 func TestContextCancelEndsServe(t *testing.T) {
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	sr, cw := io.Pipe()
 	cr, sw := io.Pipe()
@@ -127,7 +128,7 @@ func TestContextCancelEndsServe(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	srv.Register("test/fail", func(_ context.Context, _ *rpc.Client, params json.RawMessage) (any, error) {
 		var p struct{ Kind string }
 		_ = json.Unmarshal(params, &p)
@@ -145,9 +146,9 @@ func TestErrors(t *testing.T) {
 		}
 		return nil, errors.New("disk on fire")
 	})
-	c := serve(t, srv)
-	initialize(t, c, nil)
-	ctx := ctxT(t)
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, nil)
+	ctx := rpctest.Ctx(t)
 	tests := []struct {
 		kind string
 		code int
@@ -162,44 +163,44 @@ func TestErrors(t *testing.T) {
 		{"other", rpc.CodeInternalError, "disk on fire", ""},
 	}
 	for _, tt := range tests {
-		e := rpcErr(t, c.Call(ctx, "test/fail", map[string]any{"kind": tt.kind}, nil), tt.code)
+		e := rpctest.WantCode(t, c.Call(ctx, "test/fail", map[string]any{"kind": tt.kind}, nil), tt.code)
 		if !strings.Contains(e.Message, tt.msg) || string(e.Data) != tt.data {
 			t.Errorf("%s: message %q data %s; want %q %s", tt.kind, e.Message, e.Data, tt.msg, tt.data)
 		}
 	}
-	e := rpcErr(t, c.Call(ctx, "no/such", nil, nil), rpc.CodeMethodNotFound)
+	e := rpctest.WantCode(t, c.Call(ctx, "no/such", nil, nil), rpc.CodeMethodNotFound)
 	if !strings.Contains(e.Message, "no/such") {
 		t.Errorf("message = %q", e.Message)
 	}
 	for _, params := range []any{map[string]any{"text": 5}, []any{1}, "text"} {
-		e := rpcErr(t, c.Call(ctx, "test/echo", params, nil), rpc.CodeInvalidParams)
+		e := rpctest.WantCode(t, c.Call(ctx, "test/echo", params, nil), rpc.CodeInvalidParams)
 		if !strings.Contains(e.Message, "invalid params") {
 			t.Errorf("message = %q", e.Message)
 		}
 	}
-	e = rpcErr(t, c.Call(ctx, "test/echo", map[string]any{"text": 5}, nil), rpc.CodeInvalidParams)
+	e = rpctest.WantCode(t, c.Call(ctx, "test/echo", map[string]any{"text": 5}, nil), rpc.CodeInvalidParams)
 	if !strings.Contains(e.Message, `"text" must be a string, not number`) {
 		t.Errorf("message = %q", e.Message)
 	}
-	echo(t, c, "still serving")
+	rpctest.Echo(t, c, "still serving")
 }
 
 func TestBadInitialize(t *testing.T) {
-	srv := newServer(rpc.Options{OnInitialize: func(_ context.Context, _ *rpc.Client, p rpc.InitializeParams) error {
+	srv := rpctest.EchoServer(rpc.Options{OnInitialize: func(_ context.Context, _ *rpc.Client, p rpc.InitializeParams) error {
 		if p.RootURI == "" {
 			return rpc.ErrInvalidParams("rootUri is required")
 		}
 		return nil
 	}})
-	c := serve(t, srv)
-	ctx := ctxT(t)
-	rpcErr(t, c.Call(ctx, "initialize", map[string]any{"processId": "x"}, nil), rpc.CodeInvalidParams)
-	rpcErr(t, c.Call(ctx, "initialize", map[string]any{"initializationOptions": map[string]any{"logLevel": "loud"}}, nil), rpc.CodeInvalidParams)
-	rpcErr(t, c.Call(ctx, "initialize", map[string]any{}, nil), rpc.CodeInvalidParams)
+	c := rpctest.Serve(t, srv)
+	ctx := rpctest.Ctx(t)
+	rpctest.WantCode(t, c.Call(ctx, "initialize", map[string]any{"processId": "x"}, nil), rpc.CodeInvalidParams)
+	rpctest.WantCode(t, c.Call(ctx, "initialize", map[string]any{"initializationOptions": map[string]any{"logLevel": "loud"}}, nil), rpc.CodeInvalidParams)
+	rpctest.WantCode(t, c.Call(ctx, "initialize", map[string]any{}, nil), rpc.CodeInvalidParams)
 	// A failed initialize leaves the server uninitialized; a good one works.
-	rpcErr(t, c.Call(ctx, "test/echo", nil, nil), rpc.CodeServerNotInitialized)
-	initialize(t, c, nil)
-	echo(t, c, "ok")
+	rpctest.WantCode(t, c.Call(ctx, "test/echo", nil, nil), rpc.CodeServerNotInitialized)
+	rpctest.Init(t, c, nil)
+	rpctest.Echo(t, c, "ok")
 }
 
 func TestRegisterRejectsLifecycleNames(t *testing.T) {
@@ -210,28 +211,28 @@ func TestRegisterRejectsLifecycleNames(t *testing.T) {
 					t.Errorf("Register(%q) did not panic", m)
 				}
 			}()
-			newServer(rpc.Options{}).Register(m, func(context.Context, *rpc.Client, json.RawMessage) (any, error) { return nil, nil })
+			rpctest.EchoServer(rpc.Options{}).Register(m, func(context.Context, *rpc.Client, json.RawMessage) (any, error) { return nil, nil })
 		}()
 	}
 }
 
 func TestNotifications(t *testing.T) {
 	got := make(chan string, 4)
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	srv.Register("test/note", func(_ context.Context, _ *rpc.Client, params json.RawMessage) (any, error) {
 		got <- string(params)
 		return nil, errors.New("ignored for a notification")
 	})
-	c := serve(t, srv)
+	c := rpctest.Serve(t, srv)
 	_ = c.Notify("test/note", map[string]any{"before": "init"}) // dropped: not initialized
-	initialize(t, c, nil)
+	rpctest.Init(t, c, nil)
 	_ = c.Notify("test/note", map[string]any{"n": 1})
 	_ = c.Notify("$/setTrace", map[string]any{"value": "off"})
 	_ = c.Notify("unknown/thing", nil)
 	if p := <-got; p != `{"n":1}` {
 		t.Fatalf("notification params = %s", p)
 	}
-	echo(t, c, "after notifications")
+	rpctest.Echo(t, c, "after notifications")
 	if len(got) != 0 {
 		t.Fatalf("a notification sent before initialize was handled")
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/rpc/rpctest"
 	"github.com/pi-lsp/pi-lsp/server"
 )
 
@@ -41,11 +42,11 @@ func TestTwoConnectionsHaveTheirOwnHarness(t *testing.T) {
 			return h, nil
 		},
 	})
-	a, b := serve(t, srv), serve(t, srv)
-	initialize(t, a, nil)
-	initialize(t, b, nil)
-	_, err := a.Initialize(ctxT(t), map[string]any{"processId": 1, "capabilities": map[string]any{}})
-	rpcErr(t, err, rpc.CodeInvalidRequest)
+	a, b := rpctest.Serve(t, srv), rpctest.Serve(t, srv)
+	rpctest.Init(t, a, nil)
+	rpctest.Init(t, b, nil)
+	_, err := a.Initialize(rpctest.Ctx(t), map[string]any{"processId": 1, "capabilities": map[string]any{}})
+	rpctest.WantCode(t, err, rpc.CodeInvalidRequest)
 	mu.Lock()
 	if len(built) != 2 || built[0] == built[1] {
 		t.Fatalf("harnesses built: %d", len(built))
@@ -56,10 +57,10 @@ func TestTwoConnectionsHaveTheirOwnHarness(t *testing.T) {
 	var sa, sb struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := a.Call(ctxT(t), "session/new", nil, &sa); err != nil {
+	if err := a.Call(rpctest.Ctx(t), "session/new", nil, &sa); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Call(ctxT(t), "session/new", nil, &sb); err != nil {
+	if err := b.Call(rpctest.Ctx(t), "session/new", nil, &sb); err != nil {
 		t.Fatal(err)
 	}
 	if sa.SessionID == "" || sa.SessionID == sb.SessionID {
@@ -67,19 +68,19 @@ func TestTwoConnectionsHaveTheirOwnHarness(t *testing.T) {
 	}
 
 	_ = a.Close()
-	_ = a.wait(t)
+	_ = a.Wait(t)
 	if _, err := ha.Prompt(context.Background(), "hi", harness.PromptOptions{}); !errors.Is(err, harness.ErrClosed) {
 		t.Fatalf("the closed connection's harness: %v, want ErrClosed", err)
 	}
 	if _, err := hb.Prompt(context.Background(), "hi", harness.PromptOptions{}); !errors.Is(err, harness.ErrNoModel) {
 		t.Fatalf("the other connection's harness: %v, want it alive (no model)", err)
 	}
-	err = b.Call(ctxT(t), "agent/prompt", map[string]any{"text": "hi"}, nil)
-	rpcErr(t, err, rpc.CodeNoModel)
+	err = b.Call(rpctest.Ctx(t), "agent/prompt", map[string]any{"text": "hi"}, nil)
+	rpctest.WantCode(t, err, rpc.CodeNoModel)
 	var st struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := b.Call(ctxT(t), "session/state", nil, &st); err != nil || st.SessionID != sb.SessionID {
+	if err := b.Call(rpctest.Ctx(t), "session/state", nil, &st); err != nil || st.SessionID != sb.SessionID {
 		t.Fatalf("session/state on the open connection: %+v, %v", st, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
+	"github.com/pi-lsp/pi-lsp/rpc/rpctest"
 	"github.com/pi-lsp/pi-lsp/server"
 )
 
@@ -63,7 +64,7 @@ func displayServer(src *fakeSource, clk display.Clock) (*rpc.Server, *display.Re
 	r := display.NewReducer(display.ReducerOptions{})
 	src.Subscribe(r.Apply)
 	p := server.Pusher{Clock: clk}
-	srv := newServer(rpc.Options{
+	srv := rpctest.EchoServer(rpc.Options{
 		OnInitialize: func(_ context.Context, c *rpc.Client, _ rpc.InitializeParams) error {
 			p.AttachDisplay(c, r)
 			server.AttachEvents(c, src)
@@ -74,11 +75,11 @@ func displayServer(src *fakeSource, clk display.Clock) (*rpc.Server, *display.Re
 	return srv, r
 }
 
-func waitDisplay(t *testing.T, c *conn, r *display.Reducer) {
+func waitDisplay(t *testing.T, c *rpctest.Conn, r *display.Reducer) {
 	t.Helper()
 	want, _ := json.Marshal(r.State())
 	var got []byte
-	err := c.WaitFor(ctxT(t), func() bool {
+	err := c.WaitFor(rpctest.Ctx(t), func() bool {
 		v, err := c.Display()
 		if err != nil || v.Err != nil {
 			return false
@@ -96,8 +97,8 @@ func TestDisplayFrames(t *testing.T) {
 	src := &fakeSource{}
 	clk := displaytest.NewFakeClock(time.Unix(0, 0))
 	srv, r := displayServer(src, clk)
-	c := serve(t, srv)
-	initialize(t, c, nil)
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, nil)
 	waitDisplay(t, c, r) // the first frame: the full state, version 1
 
 	src.emit(harness.Event{Type: harness.EvAgentStart})
@@ -131,7 +132,7 @@ func TestDisplayFrames(t *testing.T) {
 	waitDisplay(t, c, r) // urgent: no clock advance needed
 
 	var snap display.Snapshot
-	if err := c.Call(ctxT(t), "display/snapshot", nil, &snap); err != nil {
+	if err := c.Call(rpctest.Ctx(t), "display/snapshot", nil, &snap); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := c.Display()
@@ -140,7 +141,7 @@ func TestDisplayFrames(t *testing.T) {
 	}
 	// Frames after a snapshot follow its version.
 	src.emit(harness.Event{Type: harness.EvAgentEnd})
-	if err := c.WaitFor(ctxT(t), func() bool {
+	if err := c.WaitFor(rpctest.Ctx(t), func() bool {
 		ns := c.Notifications("display/state")
 		var f display.Frame
 		_ = json.Unmarshal(ns[len(ns)-1].Params, &f)
@@ -153,21 +154,21 @@ func TestDisplayFrames(t *testing.T) {
 func TestDisplayResyncAfterGap(t *testing.T) {
 	src := &fakeSource{}
 	srv, r := displayServer(src, nil)
-	c := serve(t, srv)
-	initialize(t, c, nil)
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, nil)
 	waitDisplay(t, c, r)
 	// A display/snapshot from elsewhere bumps the version: the client sees a
 	// gap at the next frame, resyncs, and catches up.
 	var snap display.Snapshot
-	if err := c.Call(ctxT(t), "display/snapshot", nil, &snap); err != nil {
+	if err := c.Call(rpctest.Ctx(t), "display/snapshot", nil, &snap); err != nil {
 		t.Fatal(err)
 	}
 	src.emit(harness.Event{Type: harness.EvModel, Model: "x/y"})
-	_ = c.WaitFor(ctxT(t), func() bool { v, _ := c.Display(); return v.Frames >= 2 })
+	_ = c.WaitFor(rpctest.Ctx(t), func() bool { v, _ := c.Display(); return v.Frames >= 2 })
 	if v, _ := c.Display(); !v.Stale || v.Gaps != 1 {
 		t.Fatalf("gap not detected: %+v", v)
 	}
-	if err := c.Resync(ctxT(t)); err != nil {
+	if err := c.Resync(rpctest.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	src.emit(harness.Event{Type: harness.EvMode, Mode: "plan"})
@@ -178,20 +179,20 @@ func TestHarnessEventsOptIn(t *testing.T) {
 	for _, optIn := range []bool{true, false} {
 		src := &fakeSource{}
 		srv, _ := displayServer(src, nil)
-		c := serve(t, srv)
-		initialize(t, c, map[string]any{"capabilities": map[string]any{"harnessEvents": optIn}})
+		c := rpctest.Serve(t, srv)
+		rpctest.Init(t, c, map[string]any{"capabilities": map[string]any{"harnessEvents": optIn}})
 		for i := range 100 {
 			src.emit(harness.Event{Type: harness.EvMessageUpdate, DeltaKind: "text", Delta: string(rune('a' + i%26))})
 		}
 		src.emit(harness.Event{Type: harness.EvAgentEnd})
 		if !optIn {
-			echo(t, c, "x")
+			rpctest.Echo(t, c, "x")
 			if n := len(c.Notifications("harness/event")); n != 0 {
 				t.Fatalf("%d harness/event without opting in", n)
 			}
 			continue
 		}
-		if err := c.WaitFor(ctxT(t), func() bool { return len(c.Notifications("harness/event")) == 101 }); err != nil {
+		if err := c.WaitFor(rpctest.Ctx(t), func() bool { return len(c.Notifications("harness/event")) == 101 }); err != nil {
 			t.Fatalf("harness/event count = %d: %v", len(c.Notifications("harness/event")), err)
 		}
 		for i, n := range c.Notifications("harness/event") {
@@ -208,7 +209,7 @@ func TestDisconnectDetaches(t *testing.T) {
 	var gone sync.WaitGroup
 	gone.Add(1)
 	r := display.NewReducer(display.ReducerOptions{})
-	srv := newServer(rpc.Options{
+	srv := rpctest.EchoServer(rpc.Options{
 		OnInitialize: func(_ context.Context, c *rpc.Client, _ rpc.InitializeParams) error {
 			server.Pusher{}.AttachDisplay(c, r)
 			server.AttachEvents(c, src)
@@ -216,8 +217,8 @@ func TestDisconnectDetaches(t *testing.T) {
 		},
 		OnDisconnect: func(*rpc.Client) { gone.Done() },
 	})
-	c := serve(t, srv)
-	initialize(t, c, map[string]any{"capabilities": map[string]any{"harnessEvents": true}})
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, map[string]any{"capabilities": map[string]any{"harnessEvents": true}})
 	if src.count() != 1 {
 		t.Fatalf("subscriptions = %d", src.count())
 	}
@@ -230,7 +231,7 @@ func TestDisconnectDetaches(t *testing.T) {
 }
 
 func TestLogMessageAndProgress(t *testing.T) {
-	srv := newServer(rpc.Options{})
+	srv := rpctest.EchoServer(rpc.Options{})
 	srv.Register("test/log", func(_ context.Context, c *rpc.Client, _ json.RawMessage) (any, error) {
 		c.Log(-4, "debug detail") // slog.LevelDebug
 		c.Log(0, "info line")     // slog.LevelInfo
@@ -238,12 +239,12 @@ func TestLogMessageAndProgress(t *testing.T) {
 		_ = c.Progress("compaction-1", protocol.WorkProgress{Kind: "begin", Title: "Compacting context", Percentage: new(int)})
 		return nil, nil
 	})
-	c := serve(t, srv)
-	initialize(t, c, map[string]any{"initializationOptions": map[string]any{"logLevel": "info"}})
-	if err := c.Call(ctxT(t), "test/log", nil, nil); err != nil {
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, map[string]any{"initializationOptions": map[string]any{"logLevel": "info"}})
+	if err := c.Call(rpctest.Ctx(t), "test/log", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	_ = c.WaitFor(ctxT(t), func() bool { return len(c.Notifications("$/progress")) == 1 })
+	_ = c.WaitFor(rpctest.Ctx(t), func() bool { return len(c.Notifications("$/progress")) == 1 })
 	var got []string
 	for _, n := range c.Notifications("window/logMessage") {
 		got = append(got, string(n.Params))
@@ -264,8 +265,8 @@ func TestDisplayWireBytes(t *testing.T) {
 	src := &fakeSource{}
 	clk := displaytest.NewFakeClock(time.Unix(0, 0))
 	srv, r := displayServer(src, clk)
-	c := serve(t, srv)
-	initialize(t, c, nil)
+	c := rpctest.Serve(t, srv)
+	rpctest.Init(t, c, nil)
 	waitDisplay(t, c, r)
 	before := c.Notifications("display/state")
 

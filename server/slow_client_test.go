@@ -65,9 +65,9 @@ func TestSlowClientKeepsTerminalEvents(t *testing.T) {
 			t.Errorf("Serve did not return after the input closed")
 		}
 	})
-	initC := &conn{Client: c, srv: srv, done: done}
-	initialize(t, initC, map[string]any{"capabilities": map[string]any{"harnessEvents": true}})
-	echo(t, initC, "ready") // the event writer is attached and idle
+	initC := &rpctest.Conn{Client: c, Srv: srv, Result: done}
+	rpctest.Init(t, initC, map[string]any{"capabilities": map[string]any{"harnessEvents": true}})
+	rpctest.Echo(t, initC, "ready") // the event writer is attached and idle
 
 	pr.set(true)
 	const deltas = 20000
@@ -86,7 +86,7 @@ func TestSlowClientKeepsTerminalEvents(t *testing.T) {
 
 	var got strings.Builder
 	var types []harness.EventType
-	err := c.WaitFor(ctxT(t), func() bool {
+	err := c.WaitFor(rpctest.Ctx(t), func() bool {
 		ns := c.Notifications("harness/event")
 		return len(ns) > 0 && strings.Contains(string(ns[len(ns)-1].Params), `"agent_end"`)
 	})

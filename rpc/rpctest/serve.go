@@ -1,4 +1,4 @@
-package rpc_test
+package rpctest
 
 import (
 	"context"
@@ -10,25 +10,25 @@ import (
 	"time"
 
 	"github.com/pi-lsp/pi-lsp/rpc"
-	"github.com/pi-lsp/pi-lsp/rpc/rpctest"
 )
 
-// conn is a server serving one rpctest client over pipes.
-type conn struct {
-	*rpctest.Client
-	srv  *rpc.Server
-	done chan error
+// Conn is a server serving one Client over pipes, for the unit tests of a
+// package built on rpc.
+type Conn struct {
+	*Client
+	Srv    *rpc.Server
+	Result chan error // Serve's result
 }
 
-// serve starts srv.Serve over pipes and connects a client. The test fails
+// Serve starts srv.Serve over pipes and connects a client. The test fails
 // if Serve has not returned shortly after the cleanup closes the input.
-func serve(t *testing.T, srv *rpc.Server) *conn {
+func Serve(t testing.TB, srv *rpc.Server) *Conn {
 	t.Helper()
 	cr, sw := io.Pipe() // server → client
 	sr, cw := io.Pipe() // client → server
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(context.Background(), sr, sw) }()
-	c := &conn{Client: rpctest.New(cr, cw), srv: srv, done: done}
+	c := &Conn{Client: New(cr, cw), Srv: srv, Result: done}
 	t.Cleanup(func() {
 		_ = c.Close()
 		select {
@@ -40,12 +40,12 @@ func serve(t *testing.T, srv *rpc.Server) *conn {
 	return c
 }
 
-// wait returns Serve's result.
-func (c *conn) wait(t *testing.T) error {
+// Wait returns Serve's result.
+func (c *Conn) Wait(t testing.TB) error {
 	t.Helper()
 	select {
-	case err := <-c.done:
-		c.done <- err // for the cleanup
+	case err := <-c.Result:
+		c.Result <- err // for the cleanup
 		return err
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return")
@@ -53,7 +53,9 @@ func (c *conn) wait(t *testing.T) error {
 	}
 }
 
-func newServer(opts rpc.Options) *rpc.Server {
+// EchoServer is rpc.NewServer(opts) named "pi-lsp" "test", logging nowhere,
+// with a test/echo method that answers {"text"} with its params' text.
+func EchoServer(opts rpc.Options) *rpc.Server {
 	if opts.Name == "" {
 		opts.Name, opts.Version = "pi-lsp", "test"
 	}
@@ -73,34 +75,37 @@ func newServer(opts rpc.Options) *rpc.Server {
 	return s
 }
 
-func ctxT(t *testing.T) context.Context {
+// Ctx is a context that ends 20 s from now or with the test.
+func Ctx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func initialize(t *testing.T, c *conn, params map[string]any) {
+// Init sends initialize with params (a minimal client's when nil).
+func Init(t testing.TB, c *Conn, params map[string]any) {
 	t.Helper()
 	if params == nil {
 		params = map[string]any{"processId": 1, "rootUri": "file:///tmp/p", "capabilities": map[string]any{}}
 	}
-	if _, err := c.Initialize(ctxT(t), params); err != nil {
+	if _, err := c.Initialize(Ctx(t), params); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 }
 
-func echo(t *testing.T, c *conn, text string) {
+// Echo calls test/echo and fails unless text comes back.
+func Echo(t testing.TB, c *Conn, text string) {
 	t.Helper()
 	var res struct{ Text string }
-	if err := c.Call(ctxT(t), "test/echo", map[string]any{"text": text}, &res); err != nil || res.Text != text {
+	if err := c.Call(Ctx(t), "test/echo", map[string]any{"text": text}, &res); err != nil || res.Text != text {
 		t.Fatalf("echo %q = %q, %v", text, res.Text, err)
 	}
 }
 
-// rpcErr asserts err is a JSON-RPC error with code.
-func rpcErr(t *testing.T, err error, code int) *rpctest.Error {
+// WantCode asserts err is a JSON-RPC error with code.
+func WantCode(t testing.TB, err error, code int) *Error {
 	t.Helper()
-	var e *rpctest.Error
+	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("got %v, want a JSON-RPC error %d", err, code)
 	}
