@@ -29,3 +29,34 @@ type ResolvedParams struct {
 	Outcome json.RawMessage `json:"outcome"`
 	By      string          `json:"by"` // the answering client's clientInfo.name
 }
+
+// AttachParams are the params of $/pi-lsp/attach, the first message a
+// pi-lsp process sends on the socket of a session another one owns (never
+// sent to an editor).
+type AttachParams struct {
+	ProtocolVersion int         `json:"protocolVersion"`
+	PID             int         `json:"pid"`
+	Path            string      `json:"path"` // the session file the attacher asked for
+	ClientInfo      *ClientInfo `json:"clientInfo,omitempty"`
+	// Follower is true for a terminal command (exec --session, attach)
+	// that cannot take the session over when the owner leaves.
+	Follower bool `json:"follower,omitempty"`
+}
+
+// AttachResult answers $/pi-lsp/attach.
+type AttachResult struct {
+	ProtocolVersion int    `json:"protocolVersion"`
+	PID             int    `json:"pid"`
+	Path            string `json:"path"`
+}
+
+// HandoverParams are the params of $/pi-lsp/handover, sent by an owner that
+// leaves cleanly to every attached process. The successor takes the lock;
+// the others wait for it and attach.
+type HandoverParams struct {
+	Successor   int      `json:"successor"` // the pid of the process that takes over
+	Path        string   `json:"path"`
+	Steering    []string `json:"steering,omitempty"`
+	FollowUp    []string `json:"followUp,omitempty"`
+	Interrupted bool     `json:"interrupted,omitempty"` // a run was going and was stopped
+}

@@ -31,34 +31,13 @@ const (
 	methodHandover = rpc.MethodHandover // the owner is leaving: who takes over, and the state
 )
 
-// attachParams are the params of $/pi-lsp/attach.
-type attachParams struct {
-	ProtocolVersion int             `json:"protocolVersion"`
-	PID             int             `json:"pid"`
-	Path            string          `json:"path"` // the session file the attacher asked for
-	ClientInfo      *rpc.ClientInfo `json:"clientInfo,omitempty"`
-	// Follower is true for a terminal command (exec --session, attach)
-	// that cannot take the session over when the owner leaves.
-	Follower bool `json:"follower,omitempty"`
-}
-
-// attachResult answers $/pi-lsp/attach.
-type attachResult struct {
-	ProtocolVersion int    `json:"protocolVersion"`
-	PID             int    `json:"pid"`
-	Path            string `json:"path"`
-}
-
-// handoverParams are the params of $/pi-lsp/handover, sent by an owner that
-// leaves cleanly to every attached process. The successor takes the lock;
-// the others wait for it and attach.
-type handoverParams struct {
-	Successor   int      `json:"successor"` // the pid of the process that takes over
-	Path        string   `json:"path"`
-	Steering    []string `json:"steering,omitempty"`
-	FollowUp    []string `json:"followUp,omitempty"`
-	Interrupted bool     `json:"interrupted,omitempty"` // a run was going and was stopped
-}
+// The socket's own messages are protocol's (AttachParams, AttachResult,
+// HandoverParams).
+type (
+	attachParams   = protocol.AttachParams
+	attachResult   = protocol.AttachResult
+	handoverParams = protocol.HandoverParams
+)
 
 // attachState is what one process's agent knows about attaching: the hubs
 // of the harnesses it owns a session of, and the links of its connections

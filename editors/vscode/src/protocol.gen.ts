@@ -95,6 +95,24 @@ export interface AssistantMessage {
   timestamp: number;
 }
 
+/** AttachParams are the params of $/pi-lsp/attach, the first message a
+ * pi-lsp process sends on the socket of a session another one owns (never
+ * sent to an editor). */
+export interface AttachParams {
+  protocolVersion: number;
+  pid: number;
+  path: string;
+  clientInfo?: ClientInfo | null;
+  follower?: boolean;
+}
+
+/** AttachResult answers $/pi-lsp/attach. */
+export interface AttachResult {
+  protocolVersion: number;
+  pid: number;
+  path: string;
+}
+
 /** Attachment is one editor attachment of a user item. */
 export interface Attachment {
   type: string;
@@ -452,6 +470,17 @@ export interface Grants {
   tools: string[];
   categories: string[];
   paths?: PathGrant[];
+}
+
+/** HandoverParams are the params of $/pi-lsp/handover, sent by an owner that
+ * leaves cleanly to every attached process. The successor takes the lock;
+ * the others wait for it and attach. */
+export interface HandoverParams {
+  successor: number;
+  path: string;
+  steering?: string[];
+  followUp?: string[];
+  interrupted?: boolean;
 }
 
 /** HistoryMarker is the display state's "history": what is older than its
