@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
 	"github.com/pi-lsp/pi-lsp/langserver/internal/protocol"
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 )
 

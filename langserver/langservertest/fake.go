@@ -151,7 +151,9 @@ func wordAt(text string, p pos) string {
 		return ""
 	}
 	l := lines[p.Line]
-	isW := func(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	isW := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
 	s, e := p.Character, p.Character
 	for s > 0 && s <= len(l) && isW(l[s-1]) {
 		s--
