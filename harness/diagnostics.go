@@ -320,11 +320,18 @@ func (h *Harness) diagFinish(ctx context.Context, ch *change, res tools.Result) 
 	if len(lines) == 0 {
 		return res
 	}
-	if len(lines) > maxShownDiagnostics {
-		lines = append(lines[:maxShownDiagnostics], fmt.Sprintf("and %d more", len(lines)-maxShownDiagnostics))
-	}
+	lines = capLines(lines)
 	res.Diagnostics = append(res.Diagnostics, lines...)
 	return appendText(res, "New problems after this change:\n"+strings.Join(lines, "\n"))
+}
+
+// capLines keeps the first maxShownDiagnostics lines and says how many
+// more there were.
+func capLines(lines []string) []string {
+	if len(lines) <= maxShownDiagnostics {
+		return lines
+	}
+	return append(lines[:maxShownDiagnostics:maxShownDiagnostics], fmt.Sprintf("and %d more", len(lines)-maxShownDiagnostics))
 }
 
 // diagUnavailable says once per reason that diagnostics are unavailable;

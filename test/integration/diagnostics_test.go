@@ -218,3 +218,36 @@ func TestEditorDiagnosticsMalformedAnswerIgnored(t *testing.T) {
 		}
 	}
 }
+
+func TestEditorLSPDefinition(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{{ID: "l1", Name: "lsp", Arguments: `{"op":"definition","path":"main.go","line":4,"column":6}`}}},
+		{Text: "found it"},
+	})
+	lib := filepath.Join(e.workspace, "lib.go")
+	writeFile(t, lib, "package main\n\n// helper is declared in another file.\nfunc helper() int { return 1 }\n")
+	writeFile(t, filepath.Join(e.workspace, "main.go"), "package main\n\nfunc main() {\n\t_ = helper()\n}\n")
+	s := e.start(startOpt{caps: diagCaps(), args: []string{"--yolo"}})
+	var got map[string]any
+	var mu sync.Mutex
+	s.Handle("editor/lsp", func(_ context.Context, params json.RawMessage) (any, error) {
+		mu.Lock()
+		_ = json.Unmarshal(params, &got)
+		mu.Unlock()
+		return map[string]any{"locations": []any{
+			map[string]any{"path": lib, "line": 4, "column": 6, "endLine": 4, "endColumn": 12},
+			map[string]any{"path": "relative.go", "line": 1, "column": 1},
+		}}, nil
+	})
+	s.prompt("where is helper")
+	s.waitIdle()
+	mu.Lock()
+	defer mu.Unlock()
+	if got["op"] != "definition" || got["path"] != filepath.Join(e.workspace, "main.go") || got["line"] != float64(4) || got["column"] != float64(6) {
+		t.Fatalf("editor/lsp params: %v", got)
+	}
+	last := lastRequest(t, e)
+	if !strings.Contains(last, "lib.go:4:6: func helper() int { return 1 }") || strings.Contains(last, "relative.go") {
+		t.Fatalf("the lsp tool's result: %s", last)
+	}
+}
