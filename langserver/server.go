@@ -138,10 +138,10 @@ func startServer(ctx context.Context, cfg ServerConfig, root string, argv, envir
 func (s *server) initialize(ctx context.Context) error {
 	ru := uri.File(s.root)
 	params := protocol.InitializeParams{
-		ProcessID:             int32(os.Getpid()),
-		ClientInfo:            &protocol.ClientInfo{Name: "pi-lsp"},
+		ProcessID:  int32(os.Getpid()),
+		ClientInfo: &protocol.ClientInfo{Name: "pi-lsp"},
+		//lint:ignore SA1019 deprecated in LSP 3.17, still read by servers that predate workspaceFolders
 		RootURI:               ru,
-		RootPath:              s.root,
 		InitializationOptions: s.cfg.InitializationOptions,
 		Capabilities: protocol.ClientCapabilities{
 			TextDocument: &protocol.TextDocumentClientCapabilities{
