@@ -178,3 +178,23 @@ func TestResolve(t *testing.T) {
 		t.Fatalf("resolved %v", names)
 	}
 }
+
+func TestSilentServerReturnsWithinTheDeadline(t *testing.T) {
+	m, dir, _ := newFake(t, langservertest.ModeSilent)
+	var paths []string
+	for _, n := range []string{"a.fk", "b.fk", "c.fk"} {
+		p := filepath.Join(dir, n)
+		write(t, p, "ERR: x\n")
+		paths = append(paths, p)
+	}
+	// The server never publishes: every file comes back empty, no error.
+	got, err := m.Diagnostics(context.Background(), paths, 200*time.Millisecond)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	for _, f := range got {
+		if len(f.Diagnostics) != 0 {
+			t.Fatalf("%s: %+v", f.Path, f.Diagnostics)
+		}
+	}
+}

@@ -355,28 +355,45 @@ func (m *Manager) Diagnostics(ctx context.Context, paths []string, settle time.D
 		}
 		jobs = append(jobs, job{p, srv, sl})
 	}
-	var out []FileDiagnostics
+	// The files settle at the same time, within one deadline.
+	limit := settle
 	for _, j := range jobs {
-		limit := settle
 		j.sl.mu.Lock()
 		if cold := m.opts.StartTimeout; time.Since(j.sl.started) < cold {
 			limit = max(limit, cold-time.Since(j.sl.started))
 		}
 		j.sl.mu.Unlock()
-		wctx, cancel := context.WithTimeout(ctx, limit)
-		quiet := min(300*time.Millisecond, settle/4)
-		diags, fresh := j.srv.settled(wctx, j.path, quiet)
-		cancel()
+	}
+	wctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	quiet := min(300*time.Millisecond, settle/4)
+	type settledDiags struct {
+		diags []Diagnostic
+		fresh bool
+	}
+	results := make([]settledDiags, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, fresh := j.srv.settled(wctx, j.path, quiet)
+			results[i] = settledDiags{d, fresh}
+		}()
+	}
+	wg.Wait()
+	var out []FileDiagnostics
+	for i, j := range jobs {
 		if why := j.srv.dead(); why != "" {
 			if firstErr == nil {
 				firstErr = &UnavailableError{j.sl.cfg.Name, why}
 			}
 			continue
 		}
-		if !fresh {
+		if !results[i].fresh {
 			m.log.Info("langserver: no diagnostics published in time", "server", j.sl.cfg.Name, "path", j.path, "wait", limit)
 		}
-		out = append(out, FileDiagnostics{Path: j.path, Diagnostics: diags})
+		out = append(out, FileDiagnostics{Path: j.path, Diagnostics: results[i].diags})
 	}
 	return out, firstErr
 }
