@@ -85,3 +85,49 @@ func TestExecWithGopls(t *testing.T) {
 		t.Fatalf("gopls outlived the run: %v", left)
 	}
 }
+
+// A language server that crashes at every file: the run goes on, the
+// write's result says diagnostics are unavailable, and no server process
+// is left behind.
+func TestExecCrashingLanguageServer(t *testing.T) {
+	fake := filepath.Join(t.TempDir(), "fakelsp")
+	build := exec.Command("go", "build", "-o", fake, "./cmd/fakelsp")
+	build.Dir = filepath.Join("..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building fakelsp: %v\n%s", err, out)
+	}
+	e := newEnv(t, []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{{ID: "w1", Name: "write", Arguments: `{"path":"a.fk","content":"ERR: one\n"}`}}},
+		{ToolCalls: []llmtest.ToolCall{{ID: "w2", Name: "write", Arguments: `{"path":"b.fk","content":"ERR: two\n"}`}}},
+		{Text: "done"},
+	})
+	settings := filepath.Join(e.home, "settings.json")
+	writeFile(t, settings, `{"diagnostics": {"settleMs": 300}, "lsp": {"servers": {"fake": {"command": ["`+fake+`"], "extensions": [".fk"]}}}}`)
+	cmd := exec.Command(binPath, "exec", "--yolo", "--model", "fake/m1", "write two files")
+	cmd.Dir = e.workspace
+	cmd.Env = append(os.Environ(), "HOME="+e.home, "PI_LSP_MODELS="+e.models, "PI_LSP_SESSIONS="+e.sessions,
+		"PI_LSP_SETTINGS="+settings, "FAKELSP_MODE=crash")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("exec: %v\n%s", err, out)
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3; output:\n%s", len(reqs), out)
+	}
+	if i := strings.Index(string(reqs[1]), "diagnostics unavailable"); i >= 0 {
+		t.Logf("%.120s", string(reqs[1])[i:])
+	}
+	if !strings.Contains(string(reqs[1]), "diagnostics unavailable (fake") {
+		t.Fatalf("the first write's result does not say diagnostics are unavailable:\n%s", reqs[1])
+	}
+	if got := readFile(t, filepath.Join(e.workspace, "b.fk")); got != "ERR: two\n" {
+		t.Fatalf("the run did not go on: %q", got)
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, en := range ents {
+		if cmdline, err := os.ReadFile(filepath.Join("/proc", en.Name(), "cmdline")); err == nil && strings.HasPrefix(string(cmdline), fake) {
+			t.Fatalf("fakelsp outlived the run: pid %s", en.Name())
+		}
+	}
+}
