@@ -118,6 +118,10 @@ func (r *Reducer) toolEnd(ev harness.Event) {
 		it.IsError = ev.IsError
 		r.setItemField(t.idx, "isError", ev.IsError)
 	}
+	if len(ev.Diagnostics) > 0 {
+		it.Diagnostics = append([]string(nil), ev.Diagnostics...)
+		r.setItemField(t.idx, "diagnostics", it.Diagnostics)
+	}
 	if ev.Path != "" && !ev.IsError {
 		r.addFile(ev.Path)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
+	"github.com/pi-lsp/pi-lsp/langserver"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/mcp"
 	"github.com/pi-lsp/pi-lsp/memory"
@@ -74,6 +75,11 @@ type Config struct {
 	MemoryIdle map[string]time.Duration
 	// Subagents configure the subagent tool (cap, model aliases).
 	Subagents SubagentSettings
+	// Diagnostics configure the problems appended after changes.
+	Diagnostics DiagnosticsSettings
+	// LangServers are the language servers pi-lsp may start itself
+	// (langserver.Resolve); nil: none.
+	LangServers []langserver.ServerConfig
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -133,6 +139,7 @@ type Harness struct {
 	startedSessions map[string]bool // sessions whose session_start hooks ran
 	mem             memoryHolder    // observational memory (memory.go)
 	sa              subagentState   // subagents: see subagent.go
+	code            codeState       // language servers: see diagnostics.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one
@@ -168,6 +175,7 @@ func New(cfg Config) *Harness {
 		skillsDirty: true,
 	}
 	h.owner = newRunner(h)
+	h.newLangServers()
 	if cfg.CommandHooks != nil {
 		h.installCommandHooks(cfg.CommandHooks)
 	}
@@ -241,6 +249,7 @@ func (h *Harness) Close() error {
 		h.cfg.MCP.Close()
 	}
 	h.closeMemory()
+	h.closeCode()
 	h.mu.Lock()
 	s := h.sess
 	h.sess = nil

@@ -26,6 +26,7 @@ func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
 	if _, err := h.ensureSession(ctx); err != nil {
 		return err
 	}
+	h.warmCode()
 	return h.owner.start(model, prompts)
 }
 
@@ -431,6 +432,7 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 	if t.Category() == tools.CategoryExecute {
 		e = h.commandEnv() // under the sandbox of the current mode
 	}
+	watch := h.diagPrepare(ctx, call) // diagnostics.go
 	res := t.Execute(ctx, call, tools.Exec{
 		Env:  e,
 		Host: x,
@@ -438,6 +440,9 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 			h.emit(Event{Type: EvToolUpdate, ToolCallID: call.ID, ToolName: call.Name, Output: partial})
 		},
 	})
+	if watch != nil {
+		res = h.diagFinish(ctx, watch, res)
+	}
 	return h.runToolResultHooks(ctx, call, res)
 }
 
@@ -498,7 +503,7 @@ func (h *Harness) recordToolResult(ctx context.Context, c llm.ContentBlock, res 
 	if display == "" {
 		display = m.Text()
 	}
-	h.emit(Event{Type: EvToolEnd, ToolCallID: c.ID, ToolName: c.Name, Output: display, IsError: res.IsError, Diff: res.Diff, Path: res.Path})
+	h.emit(Event{Type: EvToolEnd, ToolCallID: c.ID, ToolName: c.Name, Output: display, IsError: res.IsError, Diff: res.Diff, Path: res.Path, Diagnostics: res.Diagnostics})
 	if err := h.recordMessage(ctx, m); err != nil {
 		h.fail(fmt.Errorf("record tool result: %w", err))
 	}

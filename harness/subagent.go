@@ -270,6 +270,8 @@ func (h *Harness) newChild(ctx context.Context, req tools.SubagentRequest, def s
 		Now: h.cfg.Now, BudgetOverrides: h.cfg.BudgetOverrides,
 	})
 	ch.sa.up = h
+	ch.code.mgr = h.code.mgr // the parent's servers (not closed by the child)
+	ch.cfg.Diagnostics = h.cfg.Diagnostics
 	ch.SetUI(h.getUI())
 	h.mu.Lock()
 	ch.autoCompact = h.autoCompact

@@ -193,6 +193,9 @@ type Item struct {
 	SummaryKind string `json:"summaryKind,omitempty"`
 	// tool (subagent): the child's live activity
 	Child *Child `json:"child,omitempty"`
+	// tool: the new problems the call's change made, one line each
+	// (path:line:column: severity: message (source)).
+	Diagnostics []string `json:"diagnostics,omitempty"`
 }
 
 // UserItem is a user item on the wire.
@@ -225,6 +228,8 @@ type ToolItem struct {
 	Path     string          `json:"path"`
 	IsError  bool            `json:"isError"`
 	Child    *Child          `json:"child,omitempty"`
+	// Diagnostics are the new problems of the call's change (docs/tools.md).
+	Diagnostics []string `json:"diagnostics,omitempty"`
 }
 
 // BashItem is a user-run shell command on the wire.
@@ -262,7 +267,7 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		return json.Marshal(ToolItem{it.ID, it.Kind, it.ToolName, args, it.Status, it.Output, it.Diff, it.Path, it.IsError, it.Child})
+		return json.Marshal(ToolItem{it.ID, it.Kind, it.ToolName, args, it.Status, it.Output, it.Diff, it.Path, it.IsError, it.Child, it.Diagnostics})
 	case KindBash:
 		return json.Marshal(BashItem{it.ID, it.Kind, it.Command, it.Status, it.Output, it.ExitCode})
 	case KindSummary:

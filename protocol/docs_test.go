@@ -48,6 +48,8 @@ var docTypes = map[string][2]func() any{
 	"ui/askQuestion":     {func() any { return new(protocol.QuestionParams) }, func() any { return new(protocol.QuestionResult) }},
 	"ui/approvePlan":     {func() any { return new(protocol.PlanParams) }, func() any { return new(protocol.PlanResult) }},
 	"fs/readTextFile":    {func() any { return new(protocol.ReadTextFileParams) }, func() any { return new(protocol.ReadTextFileResult) }},
+	"editor/diagnostics": {func() any { return new(protocol.EditorDiagnosticsParams) }, func() any { return new(protocol.EditorDiagnosticsResult) }},
+	"editor/lsp":         {func() any { return new(protocol.EditorLSPParams) }, func() any { return new(protocol.EditorLSPResult) }},
 }
 
 var (

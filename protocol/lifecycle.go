@@ -24,6 +24,9 @@ type ClientCapabilities struct {
 	UI            UICapabilities `json:"ui"`
 	FS            FSCapabilities `json:"fs"`
 	HarnessEvents bool           `json:"harnessEvents"`
+	// Diagnostics: the client answers editor/diagnostics and editor/lsp
+	// from its own language servers.
+	Diagnostics bool `json:"diagnostics,omitempty"`
 }
 
 // UICapabilities: the client answers these server→client requests.

@@ -108,6 +108,8 @@ func capability(caps ClientCapabilities, method string) (known, ok bool) {
 		return true, caps.FS.ReadTextFile
 	case "fs/writeTextFile":
 		return true, caps.FS.WriteTextFile
+	case "editor/diagnostics", "editor/lsp":
+		return true, caps.Diagnostics
 	}
 	return false, true
 }

@@ -45,6 +45,9 @@ type Result struct {
 	Display string
 	Diff    string // unified diff for edit/write
 	Path    string // absolute path of the file modified, if any
+	// Diagnostics are the new problems the call's change made, one line
+	// each, as appended to Content (the display shows them under the item).
+	Diagnostics []string
 }
 
 // Text concatenates the text blocks of the result's content.
@@ -156,7 +159,7 @@ func withDetails(res Result, details any) Result {
 
 // Builtins returns a fresh set of the built-in tools: read, write, edit,
 // bash, grep, find, ls, ask_user, submit_plan, task_write, task_update,
-// task_complete, task_check and subagent. The tools of one set share a per-file lock
+// task_complete, task_check, subagent, diagnostics and lsp. The tools of one set share a per-file lock
 // (parallel edits of one file are serialised) and, for runs without a Host,
 // an in-memory task list.
 func Builtins() []Tool {
@@ -177,5 +180,7 @@ func Builtins() []Tool {
 		taskCompleteTool(tasks),
 		taskCheckTool(tasks),
 		SubagentTool(),
+		withAccess(diagnosticsTool(), fileAccess(false)),
+		withAccess(lspTool(), fileAccess(false)),
 	}
 }

@@ -157,6 +157,10 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 	if err != nil {
 		return nil, err
 	}
+	diag, servers, err := diagnosticsSettings(settingsPath())
+	if err != nil {
+		return nil, err
+	}
 	bc, err := c.boundary(abs)
 	if err != nil {
 		return nil, err
@@ -188,6 +192,8 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Memory:          mem,
 		MemoryIdle:      idle,
 		Subagents:       subagents,
+		Diagnostics:     diag,
+		LangServers:     servers,
 		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
 		Environ:      append(os.Environ(), c.auth(log).Secrets()...),
 		Logger:       log,

@@ -23,6 +23,7 @@ import { attachOf, ownerText, resolvedText } from './attach';
 import { approvalReply, approvalButtons, outsideWarning, planReply, questionReply, QuestionAnswer, reviewOutside } from './replies';
 import { DiffReviews } from './diffReview';
 import { writeToEditor } from './editorWrites';
+import { editorDiagnostics, editorLsp } from './diagnostics';
 
 /** What an Agent needs from the rest of the extension. */
 export interface AgentHost {
@@ -142,6 +143,8 @@ export class Agent implements vscode.Disposable {
         approvePlan: (r, t) => this.approvePlan(r, t),
         readTextFile: (p) => this.readTextFile(p),
         writeTextFile: (p, text) => writeToEditor(p, text),
+        diagnostics: (p, t) => editorDiagnostics(p, t),
+        lsp: (p) => editorLsp(p),
       },
       onDisplay: (f) => this.onFrame(f),
       onStderr: (d) => out.append(d),

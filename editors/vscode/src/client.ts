@@ -20,6 +20,10 @@ import type {
   QuestionRequest,
   SessionOwner,
   UiResolved,
+  EditorDiagnosticsParams,
+  EditorDiagnosticsResult,
+  EditorLSPParams,
+  EditorLSPResult,
 } from './protocol';
 
 /** What the client asks its owner for when the server sends a request. */
@@ -30,6 +34,10 @@ export interface UiHandler {
   readTextFile(path: string): Promise<{ text: string } | null>;
   /** fs/writeTextFile: applies the text to the open buffer (undoable) or writes the file. */
   writeTextFile?(path: string, text: string): Promise<null>;
+  /** editor/diagnostics: the problems VS Code's language servers report (declares capabilities.diagnostics). */
+  diagnostics?(p: EditorDiagnosticsParams, token: CancellationToken): Promise<EditorDiagnosticsResult>;
+  /** editor/lsp: definition, references, hover, symbols, rename preview from VS Code's providers. */
+  lsp?(p: EditorLSPParams): Promise<EditorLSPResult>;
 }
 
 export interface ClientOptions {
@@ -117,6 +125,10 @@ export class PiClient {
     conn.onRequest('fs/readTextFile', (p: { path: string }) => o.ui.readTextFile(p.path));
     const write = o.ui.writeTextFile?.bind(o.ui);
     if (write) conn.onRequest('fs/writeTextFile', (p: { path: string; content?: string; text?: string }) => write(p.path, p.content ?? p.text ?? ''));
+    const diags = o.ui.diagnostics?.bind(o.ui);
+    const lsp = o.ui.lsp?.bind(o.ui);
+    if (diags) conn.onRequest('editor/diagnostics', (p: EditorDiagnosticsParams, t: CancellationToken) => diags(p, t));
+    if (lsp) conn.onRequest('editor/lsp', (p: EditorLSPParams) => lsp(p));
     conn.onError(([err]) => o.onLog(`connection error: ${err.message}`));
     conn.listen();
 
@@ -130,6 +142,7 @@ export class PiClient {
         ui: { approvals: true, questions: true, planApproval: true },
         fs: { readTextFile: true, writeTextFile: !!o.ui.writeTextFile },
         harnessEvents: false,
+        diagnostics: !!(o.ui.diagnostics && o.ui.lsp),
       },
       initializationOptions: initOptions,
     });

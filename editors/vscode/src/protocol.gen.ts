@@ -191,6 +191,7 @@ export interface ClientCapabilities {
   ui: UICapabilities;
   fs: FSCapabilities;
   harnessEvents: boolean;
+  diagnostics?: boolean;
 }
 
 /** ClientInfo names the client. */
@@ -359,6 +360,36 @@ export interface DraftsResult {
   returnedDrafts: string[];
 }
 
+/** EditorDiagnosticsParams are the params of editor/diagnostics (server →
+ * client): absolute paths, and how long the client lets its language
+ * servers settle after the last change before it answers. */
+export interface EditorDiagnosticsParams {
+  paths: string[];
+  settleMs: number;
+}
+
+/** EditorDiagnosticsResult is the client's answer to editor/diagnostics. */
+export interface EditorDiagnosticsResult {
+  files: FileDiagnostics[];
+}
+
+/** EditorLSPParams are the params of editor/lsp (server → client): an
+ * operation at a 1-based line and column of an absolute path; query is the
+ * new name of rename_preview, or a workspace symbol search for symbols. */
+export interface EditorLSPParams {
+  op: string;
+  path: string;
+  line: number;
+  column: number;
+  query?: string;
+}
+
+/** EditorLSPResult is the client's answer to editor/lsp. */
+export interface EditorLSPResult {
+  locations: LSPLocation[];
+  hover?: string;
+}
+
 /** EntriesResult is the result of session/entries: session file lines as
  * they are stored (pi's v3 JSONL entries). */
 export interface EntriesResult {
@@ -444,6 +475,12 @@ export type Field = never;
 /** Fields is the value of a merge op as the scheduler makes it: object keys
  * with their values, written in order. */
 export type Fields = Record<string, unknown>;
+
+/** FileDiagnostics are one file's problems. */
+export interface FileDiagnostics {
+  path: string;
+  diagnostics: LSPDiagnostic[];
+}
 
 /** FileMatch is one files/search result. */
 export interface FileMatch {
@@ -562,10 +599,44 @@ export interface Item {
   exitCode?: number | null;
   summaryKind?: string;
   child?: Child | null;
+  diagnostics?: string[];
 }
 
 /** ItemKind is Item.Kind. */
 export type ItemKind = "assistant" | "bash" | "error" | "info" | "summary" | "tool" | "user";
+
+/** LSPDiagnostic is LSP's Diagnostic: severity 1 error, 2 warning, 3
+ * information, 4 hint; code a number or a string. */
+export interface LSPDiagnostic {
+  range: LSPRange;
+  severity?: number;
+  code?: unknown;
+  source?: string;
+  message: string;
+}
+
+/** LSPLocation is one place of an editor/lsp answer, 1-based, with a short
+ * text (the line of code, a symbol's name, a rename's new text). */
+export interface LSPLocation {
+  path: string;
+  line: number;
+  column: number;
+  endLine?: number;
+  endColumn?: number;
+  text?: string;
+}
+
+/** LSPPosition is LSP's Position: 0-based line and UTF-16 character. */
+export interface LSPPosition {
+  line: number;
+  character: number;
+}
+
+/** LSPRange is LSP's Range. */
+export interface LSPRange {
+  start: LSPPosition;
+  end: LSPPosition;
+}
 
 /** LineRange is an inclusive 1-based line range. */
 export interface LineRange {
@@ -1242,6 +1313,7 @@ export interface ToolItem {
   path: string;
   isError: boolean;
   child?: Child | null;
+  diagnostics?: string[];
 }
 
 /** ToolResultMessage is a tool result on the wire. */

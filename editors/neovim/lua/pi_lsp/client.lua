@@ -121,6 +121,7 @@ function Client:initialize_params()
       ui = { approvals = true, questions = true, planApproval = true },
       fs = { readTextFile = true, writeTextFile = self.cfg.editor_writes ~= false },
       harnessEvents = false,
+      diagnostics = self.cfg.diagnostics ~= false,
     },
     initializationOptions = opts,
   }
@@ -430,6 +431,14 @@ function Client:on_server_request(method, params)
   end
   if method == 'fs/writeTextFile' then
     return require('pi_lsp.review').write(params)
+  end
+  if method == 'editor/diagnostics' then
+    return await(function(done)
+      require('pi_lsp.diagnostics').collect(type(params) == 'table' and params or {}, done)
+    end)
+  end
+  if method == 'editor/lsp' then
+    return require('pi_lsp.diagnostics').lsp(type(params) == 'table' and params or {})
   end
   local prompts = require('pi_lsp.prompts')
   if not prompts.handles(method) then

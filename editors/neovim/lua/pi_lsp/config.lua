@@ -18,6 +18,8 @@ M.defaults = {
   review = true,
   -- Take the agent's writes into loaded buffers (fs/writeTextFile), with undo and no W12.
   editor_writes = true,
+  -- Answer editor/diagnostics and editor/lsp from the LSP clients attached to buffers.
+  diagnostics = true,
   chat = {
     -- 'right' | 'left' | 'bottom' | 'tab' | 'current' | 'float'
     position = 'right',

@@ -195,6 +195,11 @@ function M.render(state, opts)
           head = head .. ' (error)'
         end
         add(head, '>1')
+        if type(item.diagnostics) == 'table' then
+          for _, d in ipairs(item.diagnostics) do
+            add('  ' .. (tostring(d):find(': error: ', 1, true) and '✗ ' or '⚠ ') .. tostring(d), '1')
+          end
+        end
         if present(item.diff) then
           fenced('diff', split(item.diff), '1')
         elseif type(item.args) == 'table' and next(item.args) ~= nil then

@@ -121,6 +121,16 @@ function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
   return d;
 }
 
+/** The new problems a tool's change made, under its item (always visible). */
+export function renderDiagnostics(lines: string[]): HTMLElement {
+  const box = el('div', 'tool-diagnostics');
+  for (const line of lines) {
+    const sev = / error: /.test(line) ? 'error' : / warning: /.test(line) ? 'warning' : 'note';
+    box.append(el('div', `diagnostic diagnostic-${sev}`, line));
+  }
+  return box;
+}
+
 const CHILD_ICON: Record<string, string> = { running: '◌', done: '✓', error: '✗', aborted: '⊘' };
 
 function tokenText(t: DisplayChild['tokens']): string {
@@ -203,6 +213,7 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
     }
     case 'tool':
       wrap.append(renderTool(item, open));
+      if (item.diagnostics?.length) wrap.append(renderDiagnostics(item.diagnostics));
       if (item.child) wrap.append(renderChild(item, item.child, open));
       break;
     case 'bash': {

@@ -120,6 +120,12 @@ export const control = {
   /** Answers a notification (showInformationMessage…); the default dismisses it. */
   notification: ((_m: string, _items: string[]) => undefined) as (m: string, items: string[]) => string | undefined,
   statusBarText: '',
+  /** What languages.getDiagnostics answers, by fsPath (a test's fake language server). */
+  diagnostics: new Map<string, Diagnostic[]>(),
+  /** When set, computes what languages.getDiagnostics answers (a fake language server). */
+  diagnosticsProvider: undefined as ((fsPath: string) => Diagnostic[]) | undefined,
+  /** Files openTextDocument opened. */
+  opened: [] as string[],
   reset(): void {
     this.config = {};
     this.folders = [];
@@ -133,6 +139,9 @@ export const control = {
     this.quickPick = () => undefined;
     this.inputBox = () => undefined;
     this.notification = () => undefined;
+    this.diagnostics.clear();
+    this.diagnosticsProvider = undefined;
+    this.opened = [];
   },
 };
 
@@ -223,6 +232,14 @@ export const workspace = {
     };
   },
   textDocuments: [] as Array<{ uri: Uri; getText(): string }>,
+  /** Reads the file from disk (the stub has no documents of its own). */
+  async openTextDocument(u: Uri) {
+    const nodeFs = await import('fs');
+    const text = await nodeFs.promises.readFile(u.fsPath, 'utf8');
+    control.opened.push(u.fsPath);
+    const lines = text.split('\n');
+    return { uri: u, getText: () => text, lineAt: (n: number) => ({ text: lines[n] ?? '' }) };
+  },
   fs: {
     writeFile: async (u: Uri, data: Uint8Array) => {
       const nodeFs = await import('fs');
@@ -264,4 +281,47 @@ export function setActiveEditor(fsPath: string | undefined): void {
   const ed = fsPath ? { document: { uri: Uri.file(fsPath) } } : undefined;
   window.activeTextEditor = ed;
   activeEditorEmitter.fire(ed);
+}
+
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+export class Range {
+  constructor(
+    readonly start: Position,
+    readonly end: Position,
+  ) {}
+}
+export enum DiagnosticSeverity {
+  Error = 0,
+  Warning = 1,
+  Information = 2,
+  Hint = 3,
+}
+export class Diagnostic {
+  source?: string;
+  code?: string | number | { value: string | number };
+  constructor(
+    readonly range: Range,
+    readonly message: string,
+    readonly severity: DiagnosticSeverity = DiagnosticSeverity.Error,
+  ) {}
+}
+
+const diagnosticsEmitter = new EventEmitter<{ uris: Uri[] }>();
+
+export const languages = {
+  getDiagnostics(u: Uri): Diagnostic[] {
+    return control.diagnosticsProvider?.(u.fsPath) ?? control.diagnostics.get(u.fsPath) ?? [];
+  },
+  onDidChangeDiagnostics: diagnosticsEmitter.event,
+};
+
+/** Sets a file's diagnostics and fires onDidChangeDiagnostics, as a language server would. */
+export function setDiagnostics(fsPath: string, ds: Diagnostic[]): void {
+  control.diagnostics.set(fsPath, ds);
+  diagnosticsEmitter.fire({ uris: [Uri.file(fsPath)] });
 }
