@@ -109,6 +109,10 @@ func capability(caps ClientCapabilities, method string) (known, ok bool) {
 		return true, caps.FS.ReadTextFile
 	case "fs/writeTextFile":
 		return true, caps.FS.WriteTextFile
+	case "ui/elicit":
+		return true, caps.UI.Elicitation
+	case "window/showDocument":
+		return true, caps.Window.ShowDocument != nil && caps.Window.ShowDocument.Support
 	}
 	return false, true
 }

@@ -130,6 +130,7 @@ func (a *agent) register(s *Server) {
 	a.registerConfig(s)
 	a.registerEditor(s)
 	a.registerMCP(s)
+	a.registerMCPAuth(s)
 	a.registerHistory(s)
 	a.registerMemory(s)
 }

@@ -167,6 +167,7 @@ export interface ClientCapabilities {
   ui: UICapabilities;
   fs: FSCapabilities;
   harnessEvents: boolean;
+  window: WindowCapabilities;
 }
 
 /** ClientInfo names the client. */
@@ -323,6 +324,22 @@ export interface DisplayState {
  * messages they dropped, for the editor to put back in its input. */
 export interface DraftsResult {
   returnedDrafts: string[];
+}
+
+/** ElicitParams are the params of the server→client request ui/elicit: an
+ * MCP server asks the user to fill in a form (a flat JSON schema). */
+export interface ElicitParams {
+  server: string;
+  message: string;
+  requestedSchema: unknown;
+}
+
+/** ElicitResult answers ui/elicit: action accept (with content), decline or
+ * cancel. pi-lsp fills in the schema's defaults and checks the content
+ * against the schema before the MCP server gets it. */
+export interface ElicitResult {
+  action: string;
+  content?: Record<string, unknown>;
 }
 
 /** EntriesResult is the result of session/entries: session file lines as
@@ -551,6 +568,17 @@ export interface MCPListResult {
   diagnostics: MCPDiagnostic[];
 }
 
+/** MCPLoginParams are the params of mcp/login and mcp/logout: the server
+ * (a name of mcp/list). */
+export interface MCPLoginParams {
+  server: string;
+}
+
+/** MCPLoginResult is the server after mcp/login or mcp/logout. */
+export interface MCPLoginResult {
+  server: MCPServer;
+}
+
 /** MCPPrompt is one prompt of a server and its slash command. */
 export interface MCPPrompt {
   name: string;
@@ -565,6 +593,25 @@ export interface MCPResource {
   name: string;
   mimeType?: string;
   description?: string;
+}
+
+/** MCPResourceTemplate is one resource template (RFC 6570 URI template). */
+export interface MCPResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  mimeType?: string;
+  description?: string;
+}
+
+/** MCPResourcesParams are the params of mcp/resources (server "" = every
+ * ready server). */
+export interface MCPResourcesParams {
+  server?: string;
+}
+
+/** MCPResourcesResult lists the resources and templates of ready servers. */
+export interface MCPResourcesResult {
+  servers: MCPServerResources[];
 }
 
 /** MCPRestartParams are mcp/restart's params. */
@@ -593,6 +640,14 @@ export interface MCPServer {
   tools: MCPTool[];
   prompts: MCPPrompt[];
   resources: MCPResource[];
+}
+
+/** MCPServerResources are one server's resources and resource templates.
+ * A resource is attached to a prompt by writing @server:uri. */
+export interface MCPServerResources {
+  server: string;
+  resources: MCPResource[];
+  templates: MCPResourceTemplate[];
 }
 
 /** MCPTool is one tool of a server. */
@@ -975,6 +1030,23 @@ export interface SessionStateResult {
   followUp: string[];
 }
 
+/** ShowDocumentCapability says the client answers window/showDocument. */
+export interface ShowDocumentCapability {
+  support: boolean;
+}
+
+/** ShowDocumentParams are LSP's window/showDocument params (server→client):
+ * pi-lsp sends an MCP login page with external true. */
+export interface ShowDocumentParams {
+  uri: string;
+  external?: boolean;
+}
+
+/** ShowDocumentResult answers window/showDocument. */
+export interface ShowDocumentResult {
+  success: boolean;
+}
+
 /** Skill is one skill of skills/list. */
 export interface Skill {
   name: string;
@@ -1161,6 +1233,7 @@ export interface UICapabilities {
   approvals: boolean;
   questions: boolean;
   planApproval: boolean;
+  elicitation?: boolean;
 }
 
 /** Usage is the provider-reported token usage of one assistant message. */
@@ -1186,6 +1259,11 @@ export interface UserMessage {
   role: "user";
   content: ContentBlock[];
   timestamp: number;
+}
+
+/** WindowCapabilities are LSP's client window capabilities pi-lsp reads. */
+export interface WindowCapabilities {
+  showDocument?: ShowDocumentCapability | null;
 }
 
 /** WorkProgress is LSP's work-done progress payload. */
