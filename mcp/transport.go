@@ -166,10 +166,10 @@ func (m *Manager) connect(ctx context.Context, s *server, c ServerConfig) (*sdk.
 		ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { s.markDirty() },
 		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { s.markDirty() },
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { s.markDirty() },
+		// Setting the handler declares the elicitation capability (form).
 		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			return m.elicit(ctx, c.Name, req)
 		},
-		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}, Elicitation: &sdk.ElicitationCapabilities{Form: &sdk.FormElicitationCapabilities{}}},
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
