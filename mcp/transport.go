@@ -38,12 +38,18 @@ func (m *Manager) transport(s *server, c ServerConfig, stderr *tailWriter) (sdk.
 		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, nil, nil
 	case TypeHTTP:
 		hc := headerClient(c.Headers)
+		if staticAuth(c) {
+			return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc, MaxRetries: 2}, nil, nil
+		}
 		g, err := m.oauthHandler(s, c, &http.Client{})
 		if err != nil {
 			return nil, nil, err
 		}
 		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc, MaxRetries: 2, OAuthHandler: g}, g, nil
 	case TypeSSE:
+		if staticAuth(c) {
+			return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: headerClient(c.Headers)}, nil, nil
+		}
 		g, err := m.oauthHandler(s, c, &http.Client{})
 		if err != nil {
 			return nil, nil, err
@@ -55,6 +61,21 @@ func (m *Manager) transport(s *server, c ServerConfig, stderr *tailWriter) (sdk.
 		return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: &http.Client{Transport: authRoundTripper{h: g, base: base}}}, g, nil
 	}
 	return nil, nil, fmt.Errorf("unknown type %q", c.Type)
+}
+
+// staticAuth reports whether the server takes a configured Authorization
+// header and no "oauth" entry: its token is the user's, and a 401 is a
+// failure (a wrong token), not a login to run.
+func staticAuth(c ServerConfig) bool {
+	if c.OAuth != nil {
+		return false
+	}
+	for k := range c.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
 }
 
 // headerClient is an HTTP client that adds the configured headers (bearer
