@@ -2,6 +2,7 @@
 // (started on first use, restarted after a crash), the display state it pushes, and the
 // server → client requests waiting for the user.
 import * as vscode from 'vscode';
+import { elicit, showDocument } from './mcpAuth';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { PiClient } from './client';
 import { launchConfig, PiSettings } from './config';
@@ -142,6 +143,8 @@ export class Agent implements vscode.Disposable {
         approvePlan: (r, t) => this.approvePlan(r, t),
         readTextFile: (p) => this.readTextFile(p),
         writeTextFile: (p, text) => writeToEditor(p, text),
+        showDocument: (p) => showDocument(p),
+        elicit: (p, t) => elicit(p, t),
       },
       onDisplay: (f) => this.onFrame(f),
       onStderr: (d) => out.append(d),

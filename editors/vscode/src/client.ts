@@ -20,6 +20,8 @@ import type {
   QuestionRequest,
   SessionOwner,
   UiResolved,
+  ElicitParams,
+  ElicitResult,
 } from './protocol';
 
 /** What the client asks its owner for when the server sends a request. */
@@ -30,6 +32,10 @@ export interface UiHandler {
   readTextFile(path: string): Promise<{ text: string } | null>;
   /** fs/writeTextFile: applies the text to the open buffer (undoable) or writes the file. */
   writeTextFile?(path: string, text: string): Promise<null>;
+  /** window/showDocument: MCP login pages (external) open in the browser. */
+  showDocument?(p: { uri: string; external?: boolean }): Promise<{ success: boolean }>;
+  /** ui/elicit: an MCP server's form. */
+  elicit?(p: ElicitParams, token: CancellationToken): Promise<ElicitResult>;
 }
 
 export interface ClientOptions {
@@ -115,6 +121,10 @@ export class PiClient {
     conn.onRequest('ui/askQuestion', (p: QuestionRequest, t: CancellationToken) => o.ui.askQuestion(p, t));
     conn.onRequest('ui/approvePlan', (p: PlanRequest, t: CancellationToken) => o.ui.approvePlan(p, t));
     conn.onRequest('fs/readTextFile', (p: { path: string }) => o.ui.readTextFile(p.path));
+    const show = o.ui.showDocument?.bind(o.ui);
+    if (show) conn.onRequest('window/showDocument', (p: { uri: string; external?: boolean }) => show(p));
+    const elicit = o.ui.elicit?.bind(o.ui);
+    if (elicit) conn.onRequest('ui/elicit', (p: ElicitParams, t: CancellationToken) => elicit(p, t));
     const write = o.ui.writeTextFile?.bind(o.ui);
     if (write) conn.onRequest('fs/writeTextFile', (p: { path: string; content?: string; text?: string }) => write(p.path, p.content ?? p.text ?? ''));
     conn.onError(([err]) => o.onLog(`connection error: ${err.message}`));
@@ -127,8 +137,9 @@ export class PiClient {
       clientInfo: { name: 'vscode', version: o.clientVersion ?? '' },
       rootUri: o.rootUri ?? null,
       capabilities: {
-        ui: { approvals: true, questions: true, planApproval: true },
+        ui: { approvals: true, questions: true, planApproval: true, elicitation: !!o.ui.elicit },
         fs: { readTextFile: true, writeTextFile: !!o.ui.writeTextFile },
+        window: { showDocument: { support: !!o.ui.showDocument } },
         harnessEvents: false,
       },
       initializationOptions: initOptions,

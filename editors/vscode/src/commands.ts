@@ -11,6 +11,7 @@ import {
   type ModelInfo,
   type SessionInfo,
 } from './protocol';
+import { loginCommand } from './mcpAuth';
 import { entryOf, LOAD_MORE_COMMAND, type SessionElement, type SessionTreeProvider } from './sessionTree';
 
 interface Deps {
@@ -116,6 +117,10 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       return pick.session.path;
     }),
 
+    reg('piLsp.mcpLogin', async () => {
+      const a = manager.current();
+      return loginCommand((m, p) => a.request(m, p ?? {}));
+    }),
     reg('piLsp.selectModel', async () => {
       const a = manager.current();
       const r = await a.request<{ current: string; models: ModelInfo[] }>('model/list', {});
