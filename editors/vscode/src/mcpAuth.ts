@@ -2,7 +2,7 @@
 // ui/elicit asks a server's form field by field, and "Log in to an MCP Server" runs mcp/login on a
 // server that shows needs-login.
 import * as vscode from 'vscode';
-import type { ElicitParams, ElicitResult, MCPListResult, MCPLoginResult } from './protocol';
+import type { ElicitParams, ElicitResult, FileMatch, MCPListResult, MCPLoginResult, MCPResourcesResult } from './protocol';
 
 /** window/showDocument: external URIs (MCP login pages) open in the browser. */
 export async function showDocument(p: { uri: string; external?: boolean }): Promise<{ success: boolean }> {
@@ -87,4 +87,22 @@ export async function loginCommand(request: <R>(method: string, params?: unknown
   if (r.server.state === 'ready') void vscode.window.showInformationMessage(`pi-lsp: logged in to ${pick.label}`);
   else void vscode.window.showErrorMessage(`pi-lsp: ${pick.label}: ${r.server.error ?? r.server.state}`);
   return r;
+}
+
+/** The MCP resources matching an @ query, as completion rows `server:uri` (no abs: not a file). */
+export async function resourceMatches(a: { request<R>(method: string, params?: unknown): Promise<R> }, query: string): Promise<FileMatch[]> {
+  let r: MCPResourcesResult;
+  try {
+    r = await a.request<MCPResourcesResult>('mcp/resources', {});
+  } catch {
+    return [];
+  }
+  const out: FileMatch[] = [];
+  for (const s of r.servers ?? []) {
+    for (const res of s.resources ?? []) {
+      const path = `${s.server}:${res.uri}`;
+      if (path.includes(query)) out.push({ path, abs: '', score: 0, positions: [] });
+    }
+  }
+  return out.slice(0, 20);
 }
