@@ -162,6 +162,10 @@ func (a *agent) Initialize(ctx context.Context, p sdk.InitializeRequest) (sdk.In
 				List: &sdk.SessionListCapabilities{}, Resume: &sdk.SessionResumeCapabilities{}, Close: &sdk.SessionCloseCapabilities{},
 			},
 			Meta: map[string]any{"pi-lsp": map[string]any{"promptQueueing": true, "steering": true}},
+			// session/new's http and sse servers are started (acp/mcp.go),
+			// with OAuth logins shown as a message with the link.
+			McpCapabilities: sdk.McpCapabilities{Http: true, Sse: true},
+			Auth:            sdk.AgentAuthCapabilities{Logout: &sdk.LogoutCapabilities{}},
 		},
 	}, nil
 }

@@ -15,7 +15,13 @@ import (
 // which mcp.ACPServer reads.
 func useSessionMCP(h *harness.Harness, servers []sdk.McpServer) {
 	m := h.MCP()
-	if m == nil || len(servers) == 0 {
+	if m == nil {
+		return
+	}
+	// Over ACP, servers that answer 401 log in as they start: the link
+	// goes to the client as a message (permissionUI.OpenURL).
+	m.SetAutoLogin(true)
+	if len(servers) == 0 {
 		return
 	}
 	var in []mcp.ACPServer

@@ -179,6 +179,9 @@ func New(cfg Config) *Harness {
 	if cfg.CommandHooks != nil {
 		h.installCommandHooks(cfg.CommandHooks)
 	}
+	if cfg.MCP != nil {
+		cfg.MCP.SetUI(mcpUI{h})
+	}
 	return h
 }
 

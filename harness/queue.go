@@ -49,7 +49,7 @@ func (h *Harness) Prompt(ctx context.Context, text string, opts PromptOptions) (
 	if err != nil {
 		return "", err
 	}
-	res, err := h.resourceBlocks(ctx, opts.Resources)
+	res, err := h.resourceBlocks(ctx, append(append([]ResourceRef(nil), opts.Resources...), h.mcpMentions(text)...))
 	if err != nil {
 		return "", err
 	}

@@ -42,6 +42,9 @@ type ServerConfig struct {
 	Headers map[string]string `json:"headers,omitempty"`
 	// Timeout of one tool call in milliseconds (0 = the manager's default).
 	TimeoutMs int `json:"timeout,omitempty"`
+	// OAuth configures the login to an http or sse server (nil: dynamic
+	// client registration when the server asks for a login).
+	OAuth *OAuthConfig `json:"oauth,omitempty"`
 
 	Source Source `json:"source"`
 	File   string `json:"file,omitempty"`
@@ -82,6 +85,7 @@ type rawServer struct {
 	URL     string            `json:"url"`
 	Headers map[string]string `json:"headers"`
 	Timeout int               `json:"timeout"`
+	OAuth   *OAuthConfig      `json:"oauth"`
 }
 
 // ParseConfig reads a {"mcpServers": {...}} document. A document that is
@@ -122,7 +126,7 @@ func ParseConfig(data []byte, file string, src Source) ([]ServerConfig, []Diagno
 			continue
 		}
 		c := ServerConfig{Name: name, Type: r.Type, Command: r.Command, Args: r.Args, Env: r.Env, Cwd: r.Cwd,
-			URL: r.URL, Headers: r.Headers, TimeoutMs: r.Timeout, Source: src, File: file, Line: line}
+			URL: r.URL, Headers: r.Headers, TimeoutMs: r.Timeout, OAuth: r.OAuth, Source: src, File: file, Line: line}
 		c.Err = c.check()
 		if c.Err != "" {
 			diags = append(diags, Diagnostic{File: file, Line: line, Column: col, Server: name, Message: c.Err})
@@ -162,6 +166,9 @@ func (c *ServerConfig) check() string {
 	}
 	if c.TimeoutMs < 0 {
 		return `"timeout" must not be negative`
+	}
+	if c.OAuth != nil {
+		return c.OAuth.check(c.Type)
 	}
 	return ""
 }

@@ -60,8 +60,8 @@ func validVarName(s string) bool {
 	return true
 }
 
-// expanded returns c with ${VAR} expanded in env, args, url and headers
-// (and command and cwd, which Claude Code expands too).
+// expanded returns c with ${VAR} expanded in env, args, url, headers and
+// the oauth credentials (and command and cwd, which Claude Code expands too).
 func (c ServerConfig) expanded(lookup func(string) (string, bool)) (ServerConfig, error) {
 	var err error
 	x := func(s string) string {
@@ -93,6 +93,11 @@ func (c ServerConfig) expanded(lookup func(string) (string, bool)) (ServerConfig
 		for k, v := range c.Headers {
 			out.Headers[k] = x(v)
 		}
+	}
+	if c.OAuth != nil {
+		o := *c.OAuth
+		o.ClientID, o.ClientSecret, o.ClientMetadataURL = x(o.ClientID), x(o.ClientSecret), x(o.ClientMetadataURL)
+		out.OAuth = &o
 	}
 	if err != nil {
 		return c, err

@@ -18,6 +18,7 @@ import (
 const (
 	DefaultStartTimeout = 30 * time.Second
 	DefaultCallTimeout  = 120 * time.Second
+	DefaultLoginTimeout = 5 * time.Minute
 	// maxRestarts is how many times a crashed stdio server is restarted
 	// before it stays failed (until mcp/restart).
 	maxRestarts    = 5
@@ -38,6 +39,9 @@ const (
 	StateDisabled State = "disabled"
 	// StatePending: not started yet (servers start at the first turn).
 	StatePending State = "pending"
+	// StateNeedsLogin: an http or sse server answered 401 and nobody has
+	// logged in yet (mcp/login); the session goes on without its tools.
+	StateNeedsLogin State = "needs-login"
 )
 
 // Options configure a Manager.
@@ -65,6 +69,10 @@ type Options struct {
 	// OnChange, if set, is called (without locks held) when a server's
 	// state, tools, prompts or resources changed.
 	OnChange func()
+	// Tokens keeps the OAuth logins (nil: none is kept).
+	Tokens *TokenStore
+	// LoginTimeout bounds one browser login (default 5 minutes).
+	LoginTimeout time.Duration
 }
 
 // Approver asks the user whether a project server may start. display is
@@ -84,6 +92,8 @@ type Manager struct {
 	servers []*server // precedence order, one per name
 	diags   []Diagnostic
 	closed  bool
+	ui      UI   // who opens login URLs and answers elicitations
+	auto    bool // logins run at the start (pi-lsp exec)
 }
 
 // NewManager reads the configuration sources (nothing is started until
@@ -104,6 +114,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.ClientName == "" {
 		opts.ClientName = "pi-lsp"
+	}
+	if opts.LoginTimeout <= 0 {
+		opts.LoginTimeout = DefaultLoginTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{opts: opts, log: opts.Logger, ctx: ctx, stop: cancel}
@@ -287,17 +300,31 @@ func (m *Manager) startOne(ctx context.Context, s *server, attempt int) {
 	type result struct {
 		cs     *sdk.ClientSession
 		stderr *tailWriter
+		g      *gate
 		err    error
 	}
 	ch := make(chan result, 1)
 	go func() {
-		cs, stderr, err := m.connect(life, s, c)
-		ch <- result{cs, stderr, err}
+		cs, stderr, g, err := m.connect(life, s, c)
+		ch <- result{cs, stderr, g, err}
 	}()
 	var r result
 	select {
 	case r = <-ch:
 	case <-cctx.Done():
+		if s.isLoggingIn() && ctx.Err() == nil && m.ctx.Err() == nil {
+			// A browser login is under way: it has its own bound
+			// (LoginTimeout); the start waits for it.
+			select {
+			case r = <-ch:
+				cctx, cancel = context.WithTimeout(m.ctx, m.opts.StartTimeout)
+				defer cancel()
+			case <-ctx.Done():
+				endLife()
+				r.err = ctx.Err()
+			}
+			break
+		}
 		// Closing a server that did not answer can take the SDK's
 		// termination grace: it happens in the background.
 		go func() {
@@ -308,7 +335,12 @@ func (m *Manager) startOne(ctx context.Context, s *server, attempt int) {
 		r.err = cctx.Err()
 	}
 	cs, stderr, err := r.cs, r.stderr, r.err
+	s.setLoggingIn(false)
 	if err != nil {
+		if st, reason, ok := loginReason(r.g, err); ok {
+			m.setState(s, st, reason)
+			return
+		}
 		reason := err.Error()
 		if errors.Is(cctx.Err(), context.DeadlineExceeded) {
 			reason = fmt.Sprintf("did not start within %s: %v", m.opts.StartTimeout, err)
@@ -316,12 +348,18 @@ func (m *Manager) startOne(ctx context.Context, s *server, attempt int) {
 		m.setState(s, StateFailed, reason)
 		return
 	}
+	if tried, lerr := r.g.outcome(); tried && lerr == nil {
+		s.mu.Lock()
+		s.login.allowed = true // logged in: step-up logins may run later
+		s.mu.Unlock()
+	}
 	tools, prompts, resources, err := list(cctx, cs)
 	if err != nil {
 		_ = cs.Close()
 		m.setState(s, StateFailed, "listing its tools failed: "+err.Error())
 		return
 	}
+	templates := listTemplates(cctx, cs)
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -333,7 +371,7 @@ func (m *Manager) startOne(ctx context.Context, s *server, attempt int) {
 	gen := s.gen
 	s.session, s.stderr = cs, stderr
 	connected = true
-	s.tools, s.prompts, s.resources = tools, prompts, resources
+	s.tools, s.prompts, s.resources, s.templates = tools, prompts, resources, templates
 	s.dirty = false
 	s.state, s.reason = StateReady, ""
 	s.restarts = attempt
@@ -484,9 +522,10 @@ func (m *Manager) refresh(ctx context.Context, s *server) {
 		m.log.Warn("mcp refresh", "server", s.cfg.Name, "err", err)
 		return
 	}
+	templates := listTemplates(ctx, cs)
 	s.mu.Lock()
 	if s.session == cs {
-		s.tools, s.prompts, s.resources = tools, prompts, resources
+		s.tools, s.prompts, s.resources, s.templates = tools, prompts, resources, templates
 	}
 	s.mu.Unlock()
 	m.changed()

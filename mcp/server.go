@@ -21,6 +21,8 @@ type server struct {
 	tools     []*sdk.Tool
 	prompts   []*sdk.Prompt
 	resources []*sdk.Resource
+	templates []*sdk.ResourceTemplate
+	login     loginState
 }
 
 func (s *server) markDirty() {

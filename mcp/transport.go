@@ -20,8 +20,9 @@ import (
 const terminateGrace = time.Second
 
 // transport builds the SDK transport for an expanded config. stderr gets a
-// stdio server's standard error.
-func (m *Manager) transport(c ServerConfig, stderr *tailWriter) (sdk.Transport, error) {
+// stdio server's standard error. An http or sse server gets an OAuth gate
+// (returned too: it tells a needed or failed login from other failures).
+func (m *Manager) transport(s *server, c ServerConfig, stderr *tailWriter) (sdk.Transport, *gate, error) {
 	switch c.Type {
 	case TypeStdio:
 		cmd := exec.Command(c.Command, c.Args...)
@@ -34,13 +35,47 @@ func (m *Manager) transport(c ServerConfig, stderr *tailWriter) (sdk.Transport, 
 		}
 		cmd.Env = mergeEnv(m.opts.Environ, c.Env)
 		cmd.Stderr = stderr
-		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, nil
+		return &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateGrace}, nil, nil
 	case TypeHTTP:
-		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: headerClient(c.Headers), MaxRetries: 2}, nil
+		hc := headerClient(c.Headers)
+		if staticAuth(c) {
+			return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc, MaxRetries: 2}, nil, nil
+		}
+		g, err := m.oauthHandler(s, c, &http.Client{})
+		if err != nil {
+			return nil, nil, err
+		}
+		return &sdk.StreamableClientTransport{Endpoint: c.URL, HTTPClient: hc, MaxRetries: 2, OAuthHandler: g}, g, nil
 	case TypeSSE:
-		return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: headerClient(c.Headers)}, nil
+		if staticAuth(c) {
+			return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: headerClient(c.Headers)}, nil, nil
+		}
+		g, err := m.oauthHandler(s, c, &http.Client{})
+		if err != nil {
+			return nil, nil, err
+		}
+		base := headerClient(c.Headers).Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		return &sdk.SSEClientTransport{Endpoint: c.URL, HTTPClient: &http.Client{Transport: authRoundTripper{h: g, base: base}}}, g, nil
 	}
-	return nil, fmt.Errorf("unknown type %q", c.Type)
+	return nil, nil, fmt.Errorf("unknown type %q", c.Type)
+}
+
+// staticAuth reports whether the server takes a configured Authorization
+// header and no "oauth" entry: its token is the user's, and a 401 is a
+// failure (a wrong token), not a login to run.
+func staticAuth(c ServerConfig) bool {
+	if c.OAuth != nil {
+		return false
+	}
+	for k := range c.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return true
+		}
+	}
+	return false
 }
 
 // headerClient is an HTTP client that adds the configured headers (bearer
@@ -142,23 +177,27 @@ func (w *tailWriter) last() string {
 }
 
 // connect starts or dials the server and runs the MCP handshake.
-func (m *Manager) connect(ctx context.Context, s *server, c ServerConfig) (*sdk.ClientSession, *tailWriter, error) {
+func (m *Manager) connect(ctx context.Context, s *server, c ServerConfig) (*sdk.ClientSession, *tailWriter, *gate, error) {
 	stderr := &tailWriter{log: func(line string) { m.log.Debug("mcp server stderr", "server", c.Name, "line", line) }}
-	t, err := m.transport(c, stderr)
+	t, g, err := m.transport(s, c, stderr)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: m.opts.ClientName, Version: m.opts.ClientVersion}, &sdk.ClientOptions{
 		ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { s.markDirty() },
 		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { s.markDirty() },
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { s.markDirty() },
+		// Setting the handler declares the elicitation capability (form).
+		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			return m.elicit(ctx, c.Name, req)
+		},
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		if tail := stderr.last(); tail != "" {
 			err = fmt.Errorf("%w (stderr: %s)", err, tail)
 		}
-		return nil, stderr, err
+		return nil, stderr, g, err
 	}
-	return cs, stderr, nil
+	return cs, stderr, g, nil
 }

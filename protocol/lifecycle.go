@@ -27,13 +27,17 @@ type ClientCapabilities struct {
 	// Diagnostics: the client answers editor/diagnostics and editor/lsp
 	// from its own language servers.
 	Diagnostics bool `json:"diagnostics,omitempty"`
+	// Window is LSP's: showDocument.support lets MCP logins open in the
+	// user's browser (window/showDocument with external true).
+	Window WindowCapabilities `json:"window,omitzero"`
 }
 
 // UICapabilities: the client answers these server→client requests.
 type UICapabilities struct {
-	Approvals    bool `json:"approvals"`    // ui/requestApproval
-	Questions    bool `json:"questions"`    // ui/askQuestion
-	PlanApproval bool `json:"planApproval"` // ui/approvePlan
+	Approvals    bool `json:"approvals"`             // ui/requestApproval
+	Questions    bool `json:"questions"`             // ui/askQuestion
+	PlanApproval bool `json:"planApproval"`          // ui/approvePlan
+	Elicitation  bool `json:"elicitation,omitempty"` // ui/elicit (MCP servers' forms)
 }
 
 // FSCapabilities: the client serves its editor buffers.

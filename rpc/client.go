@@ -110,6 +110,10 @@ func capability(caps ClientCapabilities, method string) (known, ok bool) {
 		return true, caps.FS.WriteTextFile
 	case "editor/diagnostics", "editor/lsp":
 		return true, caps.Diagnostics
+	case "ui/elicit":
+		return true, caps.UI.Elicitation
+	case "window/showDocument":
+		return true, caps.Window.ShowDocument != nil && caps.Window.ShowDocument.Support
 	}
 	return false, true
 }

@@ -105,6 +105,7 @@ func (a *agent) register(s *rpc.Server) {
 	a.registerConfig(s)
 	a.registerEditor(s)
 	a.registerMCP(s)
+	a.registerMCPAuth(s)
 	a.registerHistory(s)
 	a.registerMemory(s)
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/mcp"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
 
@@ -48,13 +49,20 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer h.Close()
+	if m := h.MCP(); m != nil {
+		// Nobody is at an editor: servers that answer 401 log in at the
+		// start through $BROWSER (or a printed URL), and forms are
+		// declined unless --yolo and their required fields have defaults.
+		m.SetUI(mcp.TerminalUI{Out: stderr, Browser: os.Getenv("BROWSER"), Yolo: c.yolo})
+		m.SetAutoLogin(true)
+	}
 
 	var mu sync.Mutex
 	failed, aborted := false, false
 	lastWasText := false
 	// stdout and stderr are where exec's data leaves the process, as the
 	// wire is for serve: the same masking applies (docs/protocol.md).
-	red := tools.NewRedactor(os.Environ())
+	red := tools.NewRedactor(append(os.Environ(), mcpTokens().Secrets()...))
 	show := func(ev harness.Event) {
 		mu.Lock()
 		defer mu.Unlock()

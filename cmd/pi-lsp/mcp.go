@@ -28,6 +28,7 @@ func newMCP(log *slog.Logger, cwd string, environ []string) *mcp.Manager {
 		StartTimeout:  envMillis("MCP_TIMEOUT"),
 		CallTimeout:   envMillis("MCP_TOOL_TIMEOUT"),
 		Logger:        log,
+		Tokens:        mcpTokens(),
 		ClientName:    "pi-lsp",
 		ClientVersion: version,
 	})
@@ -39,4 +40,10 @@ func envMillis(name string) time.Duration {
 		return 0
 	}
 	return time.Duration(n) * time.Millisecond
+}
+
+// mcpTokens is the store of the MCP servers' OAuth logins,
+// ~/.pi/agent/mcp-auth.json (mode 0600).
+func mcpTokens() *mcp.TokenStore {
+	return mcp.NewTokenStore(filepath.Join(agentDir(), "mcp-auth.json"))
 }

@@ -195,7 +195,8 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Diagnostics:     diag,
 		LangServers:     servers,
 		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
-		Environ:      append(os.Environ(), c.auth(log).Secrets()...),
+		// So are the MCP servers' OAuth tokens (mcp-auth.json).
+		Environ:      append(append(os.Environ(), c.auth(log).Secrets()...), mcpTokens().Secrets()...),
 		Logger:       log,
 		MCP:          newMCP(log, abs, os.Environ()),
 		CommandHooks: commandHooks(abs),

@@ -24,6 +24,9 @@ vim.keymap.set('x', '<Plug>(PiChatSelection)', ':PiChat<CR>', { silent = true, d
 if vim.fn.hasmapto('<Plug>(PiChatSelection)', 'x') == 0 and vim.fn.maparg('<leader>pc', 'x') == '' then
   vim.keymap.set('x', '<leader>pc', '<Plug>(PiChatSelection)', { remap = true, desc = 'pi-lsp: attach the selection to the chat' })
 end
+cmd('PiMcpLogin', function(o)
+  require('pi_lsp.mcp_auth').login(pi().client(), arg(o))
+end, { nargs = '?', desc = 'Log in to an MCP server (http or sse) that needs a login' })
 cmd('PiToggle', function()
   pi().toggle()
 end, { desc = 'Hide the pi chat, or show it again' })

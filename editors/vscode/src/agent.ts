@@ -2,6 +2,7 @@
 // (started on first use, restarted after a crash), the display state it pushes, and the
 // server → client requests waiting for the user.
 import * as vscode from 'vscode';
+import { elicit, showDocument } from './mcpAuth';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
 import { PiClient } from './client';
 import { launchConfig, PiSettings } from './config';
@@ -145,6 +146,8 @@ export class Agent implements vscode.Disposable {
         writeTextFile: (p, text) => writeToEditor(p, text),
         diagnostics: (p, t) => editorDiagnostics(p, t),
         lsp: (p) => editorLsp(p),
+        showDocument: (p) => showDocument(p),
+        elicit: (p, t) => elicit(p, t),
       },
       onDisplay: (f) => this.onFrame(f),
       onStderr: (d) => out.append(d),

@@ -2,6 +2,7 @@
 // page, and turns the page's messages into protocol requests.
 import * as crypto from 'crypto';
 import * as vscode from 'vscode';
+import { resourceMatches } from './mcpAuth';
 import type { Agent } from './agent';
 import { chatHtml } from './chatHtml';
 import type { AgentManager } from './manager';
@@ -157,7 +158,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           break;
         case 'searchFiles': {
           const r = await a.request<{ files: FileMatch[] }>('files/search', { query: m.query, limit: 20 });
-          this.post({ type: 'files', query: m.query, files: r.files ?? [] });
+          this.post({ type: 'files', query: m.query, files: [...(r.files ?? []), ...(await resourceMatches(a, m.query))] });
           break;
         }
         case 'openFile':

@@ -24,6 +24,8 @@ import type {
   EditorDiagnosticsResult,
   EditorLSPParams,
   EditorLSPResult,
+  ElicitParams,
+  ElicitResult,
 } from './protocol';
 
 /** What the client asks its owner for when the server sends a request. */
@@ -38,6 +40,10 @@ export interface UiHandler {
   diagnostics?(p: EditorDiagnosticsParams, token: CancellationToken): Promise<EditorDiagnosticsResult>;
   /** editor/lsp: definition, references, hover, symbols, rename preview from VS Code's providers. */
   lsp?(p: EditorLSPParams): Promise<EditorLSPResult>;
+  /** window/showDocument: MCP login pages (external) open in the browser. */
+  showDocument?(p: { uri: string; external?: boolean }): Promise<{ success: boolean }>;
+  /** ui/elicit: an MCP server's form. */
+  elicit?(p: ElicitParams, token: CancellationToken): Promise<ElicitResult>;
 }
 
 export interface ClientOptions {
@@ -123,6 +129,10 @@ export class PiClient {
     conn.onRequest('ui/askQuestion', (p: QuestionRequest, t: CancellationToken) => o.ui.askQuestion(p, t));
     conn.onRequest('ui/approvePlan', (p: PlanRequest, t: CancellationToken) => o.ui.approvePlan(p, t));
     conn.onRequest('fs/readTextFile', (p: { path: string }) => o.ui.readTextFile(p.path));
+    const show = o.ui.showDocument?.bind(o.ui);
+    if (show) conn.onRequest('window/showDocument', (p: { uri: string; external?: boolean }) => show(p));
+    const elicit = o.ui.elicit?.bind(o.ui);
+    if (elicit) conn.onRequest('ui/elicit', (p: ElicitParams, t: CancellationToken) => elicit(p, t));
     const write = o.ui.writeTextFile?.bind(o.ui);
     if (write) conn.onRequest('fs/writeTextFile', (p: { path: string; content?: string; text?: string }) => write(p.path, p.content ?? p.text ?? ''));
     const diags = o.ui.diagnostics?.bind(o.ui);
@@ -139,8 +149,9 @@ export class PiClient {
       clientInfo: { name: 'vscode', version: o.clientVersion ?? '' },
       rootUri: o.rootUri ?? null,
       capabilities: {
-        ui: { approvals: true, questions: true, planApproval: true },
+        ui: { approvals: true, questions: true, planApproval: true, elicitation: !!o.ui.elicit },
         fs: { readTextFile: true, writeTextFile: !!o.ui.writeTextFile },
+        window: { showDocument: { support: !!o.ui.showDocument } },
         harnessEvents: false,
         diagnostics: !!(o.ui.diagnostics && o.ui.lsp),
       },

@@ -20,6 +20,7 @@ import {
   type SessionResult,
   type SessionStateResult,
 } from './protocol';
+import { loginCommand } from './mcpAuth';
 import { entryOf, LOAD_MORE_COMMAND, type SessionElement, type SessionTreeProvider } from './sessionTree';
 
 interface Deps {
@@ -125,6 +126,10 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       return pick.session.path;
     }),
 
+    reg('piLsp.mcpLogin', async () => {
+      const a = manager.current();
+      return loginCommand((m, p) => a.request(m, p ?? {}));
+    }),
     reg('piLsp.selectModel', async () => {
       const a = manager.current();
       const r = await a.request<ModelListResult>('model/list', {});

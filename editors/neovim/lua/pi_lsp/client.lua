@@ -118,8 +118,9 @@ function Client:initialize_params()
     clientInfo = { name = 'neovim', version = string.format('%d.%d.%d', v.major, v.minor, v.patch) },
     rootUri = vim.uri_from_fname(self.cwd),
     capabilities = {
-      ui = { approvals = true, questions = true, planApproval = true },
+      ui = { approvals = true, questions = true, planApproval = true, elicitation = true },
       fs = { readTextFile = true, writeTextFile = self.cfg.editor_writes ~= false },
+      window = { showDocument = { support = true } },
       harnessEvents = false,
       diagnostics = self.cfg.diagnostics ~= false,
     },
@@ -439,6 +440,14 @@ function Client:on_server_request(method, params)
   end
   if method == 'editor/lsp' then
     return require('pi_lsp.diagnostics').lsp(type(params) == 'table' and params or {})
+  end
+  if method == 'window/showDocument' then
+    return require('pi_lsp.mcp_auth').show_document(params or {})
+  end
+  if method == 'ui/elicit' then
+    return await(function(done)
+      require('pi_lsp.mcp_auth').elicit(params or {}, done)
+    end)
   end
   local prompts = require('pi_lsp.prompts')
   if not prompts.handles(method) then

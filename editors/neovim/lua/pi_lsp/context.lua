@@ -1,6 +1,7 @@
 -- Editor context for prompts (agent/prompt's `context`): the visual selection of :'<,'>PiChat,
 -- `@path` (a workspace file, read by the server) and `#buffer` (a loaded buffer, with its
--- unsaved text) in the input, and their completion (@ from files/search, # from the buffers).
+-- unsaved text) in the input, and their completion (@ from files/search and MCP resources as
+-- @server:uri, # from the buffers).
 local M = {}
 
 --- The selection context of lines l1..l2 (1-based) of buf.
@@ -53,7 +54,7 @@ end
 --- The @ or # word before the cursor: sigil, the word, and its 0-based start column.
 function M.mention_word(line, col)
   local before = line:sub(1, col)
-  local s, sigil, word = before:match('()([@#])([%w%._/%-]*)$')
+  local s, sigil, word = before:match('()([@#])([%w%._/%-:]*)$')
   if not s or (s > 1 and not before:sub(s - 1, s - 1):match('%s')) then
     return nil
   end
@@ -84,6 +85,18 @@ function M.complete(client, sigil, word)
   end
   for _, f in ipairs(r.files or {}) do
     items[#items + 1] = { word = '@' .. f.path, menu = '[file]' }
+  end
+  -- MCP resources: @server:uri attaches the resource (mcp/resources).
+  local rerr, rr = client:request_sync('mcp/resources', {}, 1000)
+  if not rerr and type(rr) == 'table' then
+    for _, srv in ipairs(rr.servers or {}) do
+      for _, res in ipairs(srv.resources or {}) do
+        local cand = srv.server .. ':' .. res.uri
+        if word == '' or cand:find(word, 1, true) then
+          items[#items + 1] = { word = '@' .. cand, menu = '[mcp ' .. srv.server .. ']', info = res.description }
+        end
+      end
+    end
   end
   return items
 end

@@ -1,5 +1,6 @@
 // Completion for the chat input: slash commands from commands/list, and @-mentions of workspace
-// files from files/search (asked as the user types after an `@`).
+// files from files/search and of MCP resources (@server:uri, from mcp/resources), asked as the
+// user types after an `@`.
 import type { CommandInfo, FileMatch } from '../protocol';
 import { el } from './render';
 
@@ -67,8 +68,8 @@ export class Completions {
       ...this.files.map((f, i) => {
         const row = el('div', `completion completion-file${i === this.active ? ' active' : ''}`);
         row.setAttribute('role', 'option');
-        const slash = f.path.lastIndexOf('/');
-        row.append(el('span', 'completion-name', `@${f.path.slice(slash + 1)}`), el('span', 'completion-desc', slash > 0 ? f.path.slice(0, slash) : ''));
+        const slash = f.abs ? f.path.lastIndexOf('/') : -1; // an MCP resource (server:uri) shows whole
+        row.append(el('span', 'completion-name', `@${f.path.slice(slash + 1)}`), el('span', 'completion-desc', slash > 0 ? f.path.slice(0, slash) : f.abs ? '' : 'MCP resource'));
         row.addEventListener('mousedown', (e) => {
           e.preventDefault();
           this.acceptFile(i);
@@ -88,7 +89,8 @@ export class Completions {
     this.input.value = `${v.slice(0, m.start)}@${f.path} ${v.slice(caret)}`;
     const pos = m.start + f.path.length + 2;
     this.input.setSelectionRange(pos, pos);
-    this.mentioned.add(f.path);
+    // An MCP resource (@server:uri, no abs path) is attached by pi-lsp from the text itself.
+    if (f.abs) this.mentioned.add(f.path);
     this.hide();
     this.input.focus();
   }
