@@ -74,6 +74,9 @@ type Config struct {
 	MemoryIdle map[string]time.Duration
 	// Subagents configure the subagent tool (cap, model aliases).
 	Subagents SubagentSettings
+	// GoalCheckTimeout bounds one run of a goal's check command (0 =
+	// DefaultGoalCheckTimeout).
+	GoalCheckTimeout time.Duration
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a

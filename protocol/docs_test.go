@@ -29,6 +29,8 @@ var docTypes = map[string][2]func() any{
 	"files/search":       {func() any { return new(protocol.FilesSearchParams) }, func() any { return new(protocol.FilesSearchResult) }},
 	"agents/list":        {nil, func() any { return new(protocol.AgentsListResult) }},
 	"tasks/list":         {nil, func() any { return new(protocol.TasksListResult) }},
+	"goal/set":           {func() any { return new(protocol.GoalSetParams) }, func() any { return new(protocol.GoalSetResult) }},
+	"goal/clear":         {func() any { return new(protocol.GoalClearParams) }, func() any { return new(protocol.GoalClearResult) }},
 	"mcp/list":           {nil, func() any { return new(protocol.MCPListResult) }},
 	"mcp/restart":        {func() any { return new(protocol.MCPRestartParams) }, func() any { return new(protocol.MCPRestartResult) }},
 	"agent/prompt":       {nil, func() any { return new(protocol.PromptResult) }},

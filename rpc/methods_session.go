@@ -132,6 +132,7 @@ func (a *agent) register(s *Server) {
 	a.registerMCP(s)
 	a.registerHistory(s)
 	a.registerMemory(s)
+	a.registerGoal(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {
