@@ -67,6 +67,10 @@ func (r *runner) stopGoal(reason string) (*Goal, *goalRun) {
 // changed.
 func (r *runner) resetGoal(g *Goal) {
 	r.lock()
+	if r.goal == nil && g == nil {
+		r.unlock(nil) // nothing to show, nothing to say
+		return
+	}
 	r.goal = nil
 	if g != nil {
 		r.goalSeq++
