@@ -86,6 +86,7 @@ type goalRun struct {
 	startCost float64   // the session's cost when it was set
 	due       bool      // it wants a run (its first, or the next one)
 	next      string    // the prompt of that run
+	check     func()    // cancels its check while one runs
 	session   sessionAt // where its entries go
 }
 
@@ -221,10 +222,19 @@ func (h *Harness) judgeGoal(ctx context.Context, x *host) (v goalVerdict, ok boo
 	}
 	var out tailBuffer
 	out.max = goalCheckTail
-	res, err := h.commandEnv().Exec(ctx, execRequest(g.Check, timeout), out.write)
+	// goal/clear while the check runs kills it: its answer no longer matters.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if !h.owner.setGoalCheck(id, cancel) {
+		return goalVerdict{}, false
+	}
+	res, err := h.commandEnv().Exec(cctx, execRequest(g.Check, timeout), out.write)
+	h.owner.setGoalCheck(id, nil)
 	switch {
 	case ctx.Err() != nil:
 		return goalVerdict{}, false // aborted: finish says so
+	case cctx.Err() != nil:
+		return goalVerdict{}, false // the goal was stopped meanwhile
 	case err == nil && res.ExitCode == 0:
 		v.met, v.reason = true, "check passed: "+g.Check
 	case err != nil && res.ExitCode == -1:

@@ -29,6 +29,9 @@ func (r *runner) setGoal(model llm.Model, g Goal, s sessionAt, cost float64) (Go
 	if old := r.goal; old != nil && old.Status == GoalActive {
 		o := *old
 		o.Status, o.Reason, o.due = GoalStopped, "replaced by a new goal", false
+		if old.check != nil {
+			old.check()
+		}
 		replaced = &o
 	}
 	r.goalSeq++
@@ -104,10 +107,28 @@ func (r *runner) goalRunStartsLocked() []Event {
 	return []Event{r.goalEventLocked()}
 }
 
-// endGoalLocked ends the active goal with status and reason; an exhausted
-// goal also gets a notice that names it and says why.
+// setGoalCheck registers (or, with nil, forgets) the cancel func of the
+// check of goal id; false when that goal is no longer active.
+func (r *runner) setGoalCheck(id int, cancel func()) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	g := r.goal
+	if g == nil || g.id != id || g.Status != GoalActive {
+		return false
+	}
+	g.check = cancel
+	return true
+}
+
+// endGoalLocked ends the active goal with status and reason (a check that
+// is running is killed); an exhausted goal also gets a notice that names
+// it and says why.
 func (r *runner) endGoalLocked(status GoalStatus, reason string) ([]Event, *goalRun) {
 	g := r.goal
+	if g.check != nil {
+		g.check()
+		g.check = nil
+	}
 	g.Status, g.Reason, g.due, g.next = status, reason, false, ""
 	evs := []Event{r.goalEventLocked()}
 	if status == GoalExhausted {

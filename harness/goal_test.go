@@ -3,6 +3,8 @@ package harness_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -100,5 +102,22 @@ func TestGoalSpecRefused(t *testing.T) {
 	}
 	if f.h.CurrentGoal() != nil {
 		t.Fatal("a refused goal was set")
+	}
+}
+
+// TestGoalClearKillsItsCheck: goal/clear while the check runs kills the
+// check (the run ends at once, not at the check's timeout) and no further
+// run starts.
+func TestGoalClearKillsItsCheck(t *testing.T) {
+	f := newFixture(t, []llmtest.Response{{Text: "trying", Repeat: true}})
+	setGoal(t, f, harness.GoalSpec{Text: "wait", Check: "touch started; sleep 60"})
+	waitFor(t, "the check", func() bool { _, err := os.Stat(filepath.Join(f.dir, "started")); return err == nil })
+	g := f.h.ClearGoal(context.Background())
+	if g == nil || g.Status != harness.GoalStopped {
+		t.Fatalf("cleared: %+v", g)
+	}
+	f.wait(t) // 15 s: the check was killed
+	if n := len(f.srv.Requests()); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
 	}
 }
