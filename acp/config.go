@@ -108,7 +108,7 @@ var builtinCommands = []sdk.AvailableCommand{
 // sendCommands sends available_commands_update: the built-in commands,
 // the prompt templates (/name) and the skills (/skill:name).
 func (s *sess) sendCommands(ctx context.Context) {
-	cmds := append([]sdk.AvailableCommand{}, builtinCommands...)
+	cmds := append(append([]sdk.AvailableCommand{}, builtinCommands...), goalCommand)
 	for _, c := range s.h.Commands(ctx) { // templates, skills, prompts of ready MCP servers
 		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description}
 		if ac.Description == "" {

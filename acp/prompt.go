@@ -85,7 +85,7 @@ func uriPath(uri string) string {
 	return uri
 }
 
-// builtin runs /compact, /mode, /model, /tree and /new; it reports whether
+// builtin runs /compact, /mode, /model, /goal, /tree and /new; it reports whether
 // p was one.
 func (s *sess) builtin(p *pending) bool {
 	text := strings.TrimSpace(p.text)
@@ -129,6 +129,8 @@ func (s *sess) builtin(p *pending) bool {
 		if ref, err = s.h.SetModel(ctx, arg); err == nil {
 			reply = "Model: " + ref
 		}
+	case "goal":
+		reply, err = s.runGoalCommand(ctx, arg)
 	case "tree":
 		reply = s.tree(ctx)
 	case "new":

@@ -365,7 +365,12 @@ func (s *sess) handle(ev harness.Event) {
 		}
 	case harness.EvTasks:
 		s.flush()
-		s.send(planUpdate(ev.Tasks))
+		s.send(planWithGoal(ev.Tasks, s.h.CurrentGoal()))
+	case harness.EvGoal:
+		if ev.Goal != nil { // a session without a goal sends no plan for it
+			s.flush()
+			s.send(planWithGoal(s.h.Tasks(), ev.Goal))
+		}
 	case harness.EvMode:
 		s.sendMode(ev.Mode)
 	case harness.EvModel, harness.EvThinking:

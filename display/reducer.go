@@ -279,6 +279,9 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		r.setTokens(ev.Tokens)
 	case harness.EvMemory:
 		r.setMemory(ev.Memory)
+	case harness.EvGoal:
+		r.setGoal(ev.Goal)
+		return true
 	case harness.EvSession:
 		r.sessionChange(ev)
 		return true

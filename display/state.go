@@ -117,6 +117,10 @@ func cloneState(s *State) State {
 		c.Compaction = &cp
 	}
 	c.Memory = cloneMemory(s.Memory)
+	if s.Goal != nil {
+		g := *s.Goal
+		c.Goal = &g
+	}
 	return c
 }
 

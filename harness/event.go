@@ -48,6 +48,7 @@ const (
 	EvSkills           EventType = "skills_changed"
 	EvMemory           EventType = "memory_update" // Memory set; Reason: buffer|observe|activate|reflect|configure|restore; Summary: start|end
 	EvNotice           EventType = "notice"        // Notice: something the user must be told once (a warning)
+	EvGoal             EventType = "goal_update"   // Goal: the session's goal changed (nil: none)
 )
 
 // Phase is the harness phase. Entry points that need PhaseIdle answer busy.
@@ -156,4 +157,6 @@ type Event struct {
 	// child asks for); Child is the child's own event (subagent_event).
 	Subagent *SubagentRef `json:"subagent,omitempty"`
 	Child    *Event       `json:"child,omitempty"`
+	// Goal is goal_update's: the session's goal now.
+	Goal *Goal `json:"goal,omitempty"`
 }

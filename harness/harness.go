@@ -80,6 +80,9 @@ type Config struct {
 	// LangServers are the language servers pi-lsp may start itself
 	// (langserver.Resolve); nil: none.
 	LangServers []langserver.ServerConfig
+	// GoalCheckTimeout bounds one run of a goal's check command (0 =
+	// DefaultGoalCheckTimeout).
+	GoalCheckTimeout time.Duration
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a

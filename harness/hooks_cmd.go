@@ -188,7 +188,11 @@ func (h *Harness) installCommandHooks(ch *CommandHooks) {
 	}
 	if hs := by[HookStop]; len(hs) > 0 {
 		h.OnAgentEnd(func(ctx context.Context, stopReason string, continued bool) AgentEndVerdict {
-			for _, o := range h.runHooks(ctx, ch, hs, "", map[string]any{"stop_hook_active": continued, "stop_reason": stopReason}) {
+			in := map[string]any{"stop_hook_active": continued, "stop_reason": stopReason, "goal_active": false}
+			if g := h.CurrentGoal(); g != nil && g.Status == GoalActive {
+				in["goal_active"], in["goal"] = true, g
+			}
+			for _, o := range h.runHooks(ctx, ch, hs, "", in) {
 				if block, reason := o.blocks(); block {
 					return AgentEndVerdict{Continue: true, Reason: "Stop hook: " + reason}
 				}

@@ -16,6 +16,9 @@ type host struct {
 	// planApproved is set when the user approved a plan during this run; the
 	// harness hands over to Build mode once the run is quiet.
 	planApproved atomic.Pointer[tools.Plan]
+	// goalDone is the evidence of goal_done, when the model called it in
+	// this run.
+	goalDone atomic.Pointer[string]
 }
 
 var _ tools.Host = (*host)(nil)

@@ -36,7 +36,18 @@ func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
 func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Message) {
 	x := &host{h: h}
 	var endReason string
-	defer func() { h.owner.finish(endReason, x.planApproved.Load()) }()
+	defer func() {
+		var verdict *goalVerdict
+		if endReason != string(llm.StopAborted) && ctx.Err() == nil {
+			if v, ok := h.judgeGoal(ctx, x); ok {
+				verdict = &v
+			}
+		}
+		if ctx.Err() != nil {
+			endReason = string(llm.StopAborted) // aborted while its goal was judged
+		}
+		h.owner.finish(endReason, x.planApproved.Load(), verdict)
+	}()
 
 	start := &AgentStart{Prompt: prompts, Extra: h.runSessionStartHooks(ctx)}
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeAgentStart) {

@@ -241,7 +241,7 @@ func (h *Harness) activeTools() []tools.Tool {
 		}
 		out = append(out, t)
 	}
-	return out
+	return append(out, h.goalTools()...)
 }
 
 func contains(xs []string, s string) bool {

@@ -133,6 +133,9 @@ func (h *Harness) Abort() { h.AbortDrafts() }
 // dropped (steering first), which are also announced once with a
 // drafts_returned event so the editor can put them back in its input.
 func (h *Harness) AbortDrafts() []string {
+	if _, ended := h.owner.stopGoal("aborted by the user"); ended != nil {
+		h.recordGoal(context.Background(), ended.session, "end", ended.Goal)
+	}
 	h.cancelBash()
 	return h.owner.abort()
 }

@@ -51,6 +51,11 @@ type runner struct {
 	// done are the channels a transition closes once its events are
 	// delivered (a chain's end, a waiter's grant).
 	done []chan struct{}
+	// goal is the session's goal (goal_owner.go); runGoalID is the goal
+	// the current run works toward (0 for none).
+	goal      *goalRun
+	goalSeq   int
+	runGoalID int
 }
 
 type holder int
@@ -193,6 +198,7 @@ func (r *runner) beginRunLocked(model llm.Model, prompts []llm.Message, chain ch
 		evs = append(evs, Event{Type: EvPhase, Phase: PhaseTurn})
 	}
 	evs = append(evs, Event{Type: EvAgentStart, Model: model.Ref()})
+	evs = append(evs, r.goalRunStartsLocked()...)
 	go r.h.run(ctx, model, prompts)
 	return evs
 }
@@ -312,6 +318,9 @@ func (r *runner) handOnLocked(evs []Event, next func() []Event) []Event {
 	if next != nil {
 		return append(evs, next()...)
 	}
+	if evs, ok := r.goalDueRunLocked(evs); ok {
+		return evs
+	}
 	if leftover := append(r.steering, r.followUp...); len(leftover) > 0 {
 		r.steering, r.followUp = nil, nil
 		evs = append(evs, Event{Type: EvQueueUpdate})
@@ -335,8 +344,9 @@ func (r *runner) endChainLocked(evs []Event) []Event {
 // finish ends the run: the changes it queued are applied, the phase goes
 // back to idle, agent_end is sent and the harness is handed on. plan is an
 // approved plan (nil for none): unless the run was aborted, the harness
-// goes to its hand-over to Build mode.
-func (r *runner) finish(reason string, plan *tools.Plan) {
+// goes to its hand-over to Build mode. verdict is the goal's judgement of
+// the run (nil when none was made): the goal ends, or its next run starts.
+func (r *runner) finish(reason string, plan *tools.Plan, verdict *goalVerdict) {
 	r.mu.Lock()
 	r.finishing = true
 	r.mu.Unlock()
@@ -346,6 +356,7 @@ func (r *runner) finish(reason string, plan *tools.Plan) {
 	r.h.persistState(context.Background())
 	tokens := r.h.tokensPtr()
 	reseed := r.h.reseedEvent(context.Background())
+	cost := r.h.sessionCost()
 	r.lock()
 	r.cancel()
 	r.finishing = false
@@ -359,6 +370,8 @@ func (r *runner) finish(reason string, plan *tools.Plan) {
 		// A long run: the displays are bounded again from the new end.
 		evs = append(evs, *reseed)
 	}
+	gevs, ended := r.goalAfterRunLocked(reason, verdict, cost)
+	evs = append(evs, gevs...)
 	var next func() []Event
 	if plan != nil && reason != string(llm.StopAborted) {
 		next = func() []Event {
@@ -369,6 +382,9 @@ func (r *runner) finish(reason string, plan *tools.Plan) {
 	}
 	evs = r.handOnLocked(evs, next)
 	r.unlock(evs)
+	if ended != nil {
+		r.h.recordGoal(context.Background(), ended.session, "end", ended.Goal)
+	}
 }
 
 // handToRun turns the operation the caller holds into a run with prompts

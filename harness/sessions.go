@@ -163,6 +163,11 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 		h.emit(Event{Type: EvModel, Model: m})
 	}
 	h.emit(Event{Type: EvThinking, Thinking: h.Thinking()})
+	if restore {
+		h.restoreGoal()
+	} else {
+		h.owner.resetGoal(nil)
+	}
 	h.emitTasks()
 	h.emit(Event{Type: EvUsage, Tokens: h.tokensPtr()})
 	h.announceMemory()

@@ -28,6 +28,7 @@ type State struct {
 	AutoCompaction bool              `json:"autoCompaction"`
 	Steering       []string          `json:"steering"`
 	FollowUp       []string          `json:"followUp"`
+	Goal           *Goal             `json:"goal"`
 }
 
 // State reports phase, session, model and token accounting.
@@ -54,6 +55,7 @@ func (h *Harness) State(ctx context.Context) State {
 	if st.FollowUp == nil {
 		st.FollowUp = []string{}
 	}
+	st.Goal = h.CurrentGoal()
 	return st
 }
 

@@ -227,7 +227,7 @@ func (h *Harness) newChild(ctx context.Context, req tools.SubagentRequest, def s
 		// what must not run in a fork answers as a stub.
 		for _, t := range lastTools {
 			n := t.Definition().Name
-			if n == tools.SubagentToolName || tools.IsTaskTool(n) || n == "submit_plan" {
+			if n == tools.SubagentToolName || tools.IsTaskTool(n) || n == "submit_plan" || n == tools.GoalDoneToolName {
 				t = tools.Stub(t)
 			}
 			childTools = append(childTools, t)
@@ -239,7 +239,7 @@ func (h *Harness) newChild(ctx context.Context, req tools.SubagentRequest, def s
 		}
 		for _, t := range h.activeTools() {
 			n := t.Definition().Name
-			if n == tools.SubagentToolName || n == "submit_plan" || (def.Tools != nil && !allowed[n]) {
+			if n == tools.SubagentToolName || n == "submit_plan" || n == tools.GoalDoneToolName || (def.Tools != nil && !allowed[n]) {
 				continue
 			}
 			childTools = append(childTools, t)

@@ -35,6 +35,8 @@ type DisplayState struct {
 	// Memory is observational memory's status; null until the session
 	// uses it.
 	Memory *MemoryStatus `json:"memory"`
+	// Goal is the session's goal (goal/set); null when it has none.
+	Goal *Goal `json:"goal"`
 }
 
 // RunStatus is DisplayState.Status.

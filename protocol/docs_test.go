@@ -55,6 +55,8 @@ var docTypes = map[string][2]func() any{
 	"editor/diagnostics":  {func() any { return new(protocol.EditorDiagnosticsParams) }, func() any { return new(protocol.EditorDiagnosticsResult) }},
 	"editor/lsp":          {func() any { return new(protocol.EditorLSPParams) }, func() any { return new(protocol.EditorLSPResult) }},
 	"fs/readTextFile":     {func() any { return new(protocol.ReadTextFileParams) }, func() any { return new(protocol.ReadTextFileResult) }},
+	"goal/set":            {func() any { return new(protocol.GoalSetParams) }, func() any { return new(protocol.GoalSetResult) }},
+	"goal/clear":          {func() any { return new(protocol.GoalClearParams) }, func() any { return new(protocol.GoalClearResult) }},
 }
 
 var (

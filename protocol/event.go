@@ -57,6 +57,7 @@ const (
 	EvSubagentStart    EventType = "subagent_start"
 	EvSubagentEvent    EventType = "subagent_event"
 	EvSubagentEnd      EventType = "subagent_end"
+	EvGoal             EventType = "goal_update"
 )
 
 // Event is one harness event. Only the members of its type are present.
@@ -105,6 +106,7 @@ type Event struct {
 	Memory     *MemoryStatus     `json:"memory,omitempty"`
 	Subagent   *ApprovalSubagent `json:"subagent,omitempty"`
 	Child      *Event            `json:"child,omitempty"` // subagent_event: the child's own event
+	Goal       *Goal             `json:"goal,omitempty"`  // goal_update: the session's goal (absent: none)
 }
 
 // AgentMessage is one of pi's AgentMessage variants (the session file's

@@ -58,6 +58,7 @@ type SessionStateResult struct {
 	AutoCompaction bool         `json:"autoCompaction"`
 	Steering       []string     `json:"steering"`
 	FollowUp       []string     `json:"followUp"`
+	Goal           *Goal        `json:"goal"`
 }
 
 // BashResult is the result of agent/bash.

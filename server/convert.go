@@ -67,7 +67,7 @@ func toSessionState(st harness.State) protocol.SessionStateResult {
 		Name: st.Name, Model: st.Model, ThinkingLevel: string(st.ThinkingLevel), MessageCount: st.MessageCount, Mode: st.Mode, Yolo: st.Yolo,
 		Sandbox:   protocol.SandboxState{Mode: st.Sandbox.Mode, Available: st.Sandbox.Available, Network: st.Sandbox.Network, Required: st.Sandbox.Required, Reason: st.Sandbox.Reason},
 		Workspace: st.Workspace, Tokens: display.WireTokens(st.Tokens), ContextTokens: st.ContextTokens, ContextWindow: st.ContextWindow,
-		AutoCompaction: st.AutoCompaction, Steering: st.Steering, FollowUp: st.FollowUp}
+		AutoCompaction: st.AutoCompaction, Steering: st.Steering, FollowUp: st.FollowUp, Goal: display.WireGoal(st.Goal)}
 }
 
 func toBashResult(r harness.BashResult) protocol.BashResult {

@@ -49,6 +49,7 @@ func toEvent(ev harness.Event) protocol.Event {
 		m := display.WireMemory(*ev.Memory)
 		out.Memory = &m
 	}
+	out.Goal = display.WireGoal(ev.Goal)
 	if ev.Child != nil {
 		c := toEvent(*ev.Child)
 		out.Child = &c

@@ -108,6 +108,7 @@ func (a *agent) register(s *rpc.Server) {
 	a.registerMCPAuth(s)
 	a.registerHistory(s)
 	a.registerMemory(s)
+	a.registerGoal(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

@@ -26,6 +26,8 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c.register(fs)
 	asJSON := fs.Bool("json", false, "print one harness event per line")
 	sessionPath := fs.String("session", "", "run in this session file (attaching to the pi-lsp that has it open, if any)")
+	var gf goalFlags
+	gf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -35,7 +37,12 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	tools.CleanSpills(spillMaxAge)
 	prompt := strings.TrimSpace(strings.Join(fs.Args(), " "))
-	if prompt == "" {
+	spec, isGoal, err := gf.spec(prompt, *sessionPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
+		return 2
+	}
+	if prompt == "" && !isGoal {
 		fmt.Fprintln(stderr, `pi-lsp exec: a prompt is required: pi-lsp exec "fix the failing test"`)
 		return 2
 	}
@@ -127,6 +134,9 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	h.Subscribe(show)
+	if isGoal {
+		return execGoal(ctx, h, spec, *asJSON, stderr)
+	}
 	if _, err := h.Prompt(ctx, prompt, harness.PromptOptions{}); err != nil {
 		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
 		return 1

@@ -318,6 +318,7 @@ export interface DisplayState {
   compaction: Compaction | null;
   returnedDrafts: string[];
   memory: MemoryStatus | null;
+  goal: Goal | null;
 }
 
 /** DraftsResult is what agent/abort and agent/interrupt answer: the queued
@@ -392,6 +393,7 @@ export interface Event {
   memory?: MemoryStatus | null;
   subagent?: ApprovalSubagent | null;
   child?: Event | null;
+  goal?: Goal | null;
 }
 
 /** EventParams are the params of a harness/event notification. */
@@ -408,7 +410,7 @@ export interface EventSession {
 }
 
 /** EventType names a harness event (pi's AgentEvent names). */
-export type EventType = "agent_end" | "agent_start" | "approval_pending" | "approval_resolved" | "compaction_end" | "compaction_start" | "compaction_update" | "drafts_returned" | "error" | "memory_update" | "message_end" | "message_start" | "message_update" | "mode_change" | "model_change" | "notice" | "phase_change" | "plan_pending" | "plan_resolved" | "question_pending" | "question_resolved" | "queue_update" | "retry_end" | "retry_start" | "session_change" | "session_info" | "skills_changed" | "subagent_end" | "subagent_event" | "subagent_start" | "tasks_update" | "thinking_change" | "tool_execution_end" | "tool_execution_start" | "tool_execution_update" | "turn_end" | "turn_start" | "usage_update";
+export type EventType = "agent_end" | "agent_start" | "approval_pending" | "approval_resolved" | "compaction_end" | "compaction_start" | "compaction_update" | "drafts_returned" | "error" | "goal_update" | "memory_update" | "message_end" | "message_start" | "message_update" | "mode_change" | "model_change" | "notice" | "phase_change" | "plan_pending" | "plan_resolved" | "question_pending" | "question_resolved" | "queue_update" | "retry_end" | "retry_start" | "session_change" | "session_info" | "skills_changed" | "subagent_end" | "subagent_event" | "subagent_start" | "tasks_update" | "thinking_change" | "tool_execution_end" | "tool_execution_start" | "tool_execution_update" | "turn_end" | "turn_start" | "usage_update";
 
 /** ExportResult is the result of session/export. */
 export interface ExportResult {
@@ -447,6 +449,47 @@ export interface FilesSearchResult {
   files: FileMatch[];
   truncated: boolean;
 }
+
+/** Goal is the session's goal (goal/set): session/state's and the display
+ * state's `goal`, null when the session has none. */
+export interface Goal {
+  text: string;
+  check: string;
+  turns: number;
+  maxTurns: number;
+  maxCostUsd?: number;
+  costUsd: number;
+  status: GoalStatus;
+  reason?: string;
+}
+
+/** GoalClearParams are goal/clear's params (none). */
+export interface GoalClearParams {
+}
+
+/** GoalClearResult is goal/clear's result: the goal, stopped (null when the
+ * session had none). */
+export interface GoalClearResult {
+  goal: Goal | null;
+}
+
+/** GoalSetParams are goal/set's params. MaxTurns defaults to 20 (1–1000);
+ * MaxCostUSD, when set, is more than 0 and at most 10000. */
+export interface GoalSetParams {
+  text: string;
+  check?: string;
+  maxTurns?: number | null;
+  maxCostUsd?: number | null;
+}
+
+/** GoalSetResult is goal/set's result: the goal as set (turns is 1 when its
+ * first run started at once). */
+export interface GoalSetResult {
+  goal: Goal;
+}
+
+/** GoalStatus is Goal.Status. */
+export type GoalStatus = "active" | "exhausted" | "met" | "stopped";
 
 /** Grants are the session's "always allow" answers. */
 export interface Grants {
@@ -1028,6 +1071,7 @@ export interface SessionStateResult {
   autoCompaction: boolean;
   steering: string[];
   followUp: string[];
+  goal: Goal | null;
 }
 
 /** ShowDocumentCapability says the client answers window/showDocument. */

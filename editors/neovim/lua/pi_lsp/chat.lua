@@ -178,6 +178,15 @@ function M.send(view, behavior)
   end
   local saved = vim.api.nvim_buf_get_lines(view.ibuf, 0, -1, false)
   vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { '' })
+  -- /goal runs goal/set (or goal/clear), not a prompt.
+  local is_goal = require('pi_lsp.goal').run(view.client, text, function(err)
+    if err and buf_valid(view.ibuf) and get_input(view) == '' then
+      vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, saved)
+    end
+  end)
+  if is_goal then
+    return
+  end
   local ctx = require('pi_lsp.context').from_text(view.client.cwd, text)
   vim.list_extend(ctx, view.attached or {})
   view.attached = nil
@@ -238,6 +247,11 @@ local function setup_transcript(view, buf)
   util.map(buf, 'n', keys.abort, function()
     M.abort(view.client)
   end, 'Abort the run')
+  if keys.goal_stop then
+    util.map(buf, 'n', keys.goal_stop, function()
+      require('pi_lsp.goal').stop(view.client)
+    end, 'Stop the goal')
+  end
   util.map(buf, 'n', keys.focus_input, function()
     M.focus_input(view)
   end, 'Go to the input')

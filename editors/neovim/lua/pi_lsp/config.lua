@@ -43,6 +43,7 @@ M.defaults = {
     focus_input = 'i',
     pending = 'p',
     older = '[o',
+    goal_stop = 'gS',
     -- :PiTree
     tree_navigate = '<CR>',
     tree_fork = 'f',

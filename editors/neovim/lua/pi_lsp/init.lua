@@ -103,6 +103,16 @@ function M.abort()
   require('pi_lsp.chat').abort(M.client())
 end
 
+--- Sets a goal from `/goal`'s arguments (`text [--check "cmd"] [--max-turns N]`); no
+--- arguments: shows it.
+function M.goal(args)
+  require('pi_lsp.goal').run(M.client(), '/goal ' .. (args or ''))
+end
+
+function M.goal_stop()
+  require('pi_lsp.goal').stop(M.client())
+end
+
 function M.tasks()
   return require('pi_lsp.tasks').open(M.client())
 end

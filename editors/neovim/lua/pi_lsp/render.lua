@@ -159,6 +159,11 @@ function M.render(state, opts)
     return lines, folds
   end
 
+  -- The goal's line heads the transcript.
+  local goal = require('pi_lsp.goal').line(state.goal)
+  if goal ~= '' then
+    add('**' .. goal .. '**')
+  end
   local items = state.items or {}
   for _, item in ipairs(items) do
     if type(item) == 'table' then

@@ -48,6 +48,10 @@ function M.text(st, status, progress, attached)
   if type(t) == 'table' and (type(t.input) == 'number' or type(t.output) == 'number') and ((t.input or 0) + (t.output or 0)) > 0 then
     parts[#parts + 1] = M.tokens(t)
   end
+  local g = require('pi_lsp.goal').status(st.goal)
+  if g ~= '' then
+    parts[#parts + 1] = g
+  end
   local m = st.memory
   if type(m) == 'table' and m.mode == 'observational' then
     local n = tonumber(m.observationTokens) or 0
