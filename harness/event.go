@@ -153,4 +153,7 @@ type Event struct {
 	// child asks for); Child is the child's own event (subagent_event).
 	Subagent *SubagentRef `json:"subagent,omitempty"`
 	Child    *Event       `json:"child,omitempty"`
+	// Job is the job of job_update (its state) and job_output (its id;
+	// Output is the chunk).
+	Job *JobView `json:"job,omitempty"`
 }
