@@ -84,6 +84,7 @@ func NewState() State {
 		Errors:        []string{},
 
 		ReturnedDrafts: []string{},
+		Jobs:           []protocol.Job{},
 	}
 }
 
@@ -117,6 +118,8 @@ func cloneState(s *State) State {
 		c.Compaction = &cp
 	}
 	c.Memory = cloneMemory(s.Memory)
+	// Exit codes and end times are only ever replaced, never mutated.
+	c.Jobs = append(make([]protocol.Job, 0, len(s.Jobs)), s.Jobs...)
 	return c
 }
 

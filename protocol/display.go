@@ -35,6 +35,9 @@ type DisplayState struct {
 	// Memory is observational memory's status; null until the session
 	// uses it.
 	Memory *MemoryStatus `json:"memory"`
+	// Jobs are the session's background jobs, oldest first (outputTail
+	// bounded); job output is coalesced like token deltas.
+	Jobs []Job `json:"jobs"`
 }
 
 // RunStatus is DisplayState.Status.

@@ -132,6 +132,7 @@ func (a *agent) register(s *Server) {
 	a.registerMCP(s)
 	a.registerHistory(s)
 	a.registerMemory(s)
+	a.registerJobs(s) // methods_jobs.go
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

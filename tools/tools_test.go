@@ -14,7 +14,7 @@ func TestBuiltins(t *testing.T) {
 		"grep": CategoryRead, "find": CategoryRead, "ls": CategoryRead,
 		"ask_user": CategoryOther, "submit_plan": CategoryOther,
 		"task_write": CategoryOther, "task_update": CategoryOther, "task_complete": CategoryOther, "task_check": CategoryOther,
-		"subagent": CategoryOther,
+		"subagent":   CategoryOther,
 		"job_output": CategoryRead, "job_kill": CategoryExecute,
 	}
 	ts := Builtins()

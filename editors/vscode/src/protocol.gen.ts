@@ -317,6 +317,7 @@ export interface DisplayState {
   compaction: Compaction | null;
   returnedDrafts: string[];
   memory: MemoryStatus | null;
+  jobs: Job[];
 }
 
 /** DraftsResult is what agent/abort and agent/interrupt answer: the queued
@@ -375,6 +376,7 @@ export interface Event {
   memory?: MemoryStatus | null;
   subagent?: ApprovalSubagent | null;
   child?: Event | null;
+  job?: Job | null;
 }
 
 /** EventParams are the params of a harness/event notification. */
@@ -391,7 +393,7 @@ export interface EventSession {
 }
 
 /** EventType names a harness event (pi's AgentEvent names). */
-export type EventType = "agent_end" | "agent_start" | "approval_pending" | "approval_resolved" | "compaction_end" | "compaction_start" | "compaction_update" | "drafts_returned" | "error" | "memory_update" | "message_end" | "message_start" | "message_update" | "mode_change" | "model_change" | "notice" | "phase_change" | "plan_pending" | "plan_resolved" | "question_pending" | "question_resolved" | "queue_update" | "retry_end" | "retry_start" | "session_change" | "session_info" | "skills_changed" | "subagent_end" | "subagent_event" | "subagent_start" | "tasks_update" | "thinking_change" | "tool_execution_end" | "tool_execution_start" | "tool_execution_update" | "turn_end" | "turn_start" | "usage_update";
+export type EventType = "agent_end" | "agent_start" | "approval_pending" | "approval_resolved" | "compaction_end" | "compaction_start" | "compaction_update" | "drafts_returned" | "error" | "job_update" | "job_output" | "memory_update" | "message_end" | "message_start" | "message_update" | "mode_change" | "model_change" | "notice" | "phase_change" | "plan_pending" | "plan_resolved" | "question_pending" | "question_resolved" | "queue_update" | "retry_end" | "retry_start" | "session_change" | "session_info" | "skills_changed" | "subagent_end" | "subagent_event" | "subagent_start" | "tasks_update" | "thinking_change" | "tool_execution_end" | "tool_execution_start" | "tool_execution_update" | "turn_end" | "turn_start" | "usage_update";
 
 /** ExportResult is the result of session/export. */
 export interface ExportResult {
@@ -521,6 +523,56 @@ export interface Item {
 
 /** ItemKind is Item.Kind. */
 export type ItemKind = "assistant" | "bash" | "error" | "info" | "summary" | "tool" | "user";
+
+/** Job is a background job of the session (jobs/list, DisplayState.jobs).
+ * Times are Unix milliseconds; exitCode and endedAt are null while it runs.
+ * outputTail is the end of its output, bounded (a few KB). */
+export interface Job {
+  id: string;
+  command: string;
+  status: JobStatus;
+  exitCode: number | null;
+  startedAt: number;
+  endedAt: number | null;
+  outputTail: string;
+  pid: number;
+  outputPath: string;
+}
+
+/** JobStatus is a background job's state. */
+export type JobStatus = "exited" | "killed" | "running";
+
+/** JobsKillParams are the params of jobs/kill. */
+export interface JobsKillParams {
+  jobId: string;
+}
+
+/** JobsKillResult is the result of jobs/kill (empty). */
+export interface JobsKillResult {
+}
+
+/** JobsListParams are the params of jobs/list (none). */
+export interface JobsListParams {
+}
+
+/** JobsListResult is the result of jobs/list. */
+export interface JobsListResult {
+  jobs: Job[];
+}
+
+/** JobsOutputParams are the params of jobs/output. After is a cursor: the
+ * next of an earlier answer (omitted: from the start of what is kept). */
+export interface JobsOutputParams {
+  jobId: string;
+  after?: number | null;
+}
+
+/** JobsOutputResult is the result of jobs/output: the output after the
+ * cursor and the cursor to pass next. */
+export interface JobsOutputResult {
+  output: string;
+  next: number;
+}
 
 /** LineRange is an inclusive 1-based line range. */
 export interface LineRange {
