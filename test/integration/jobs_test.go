@@ -293,3 +293,50 @@ func TestJobSecretOutputMasked(t *testing.T) {
 		t.Fatalf("jobs/output: %s", out)
 	}
 }
+
+// A job that prints 100 MB: pi-lsp's memory stays bounded (its peak RSS,
+// read from /proc, stays far below the output's size) and the display
+// state's frames carry a bounded tail, not the output.
+func TestJobLargeOutputBoundedOverTheWire(t *testing.T) {
+	if testing.Short() {
+		t.Skip("prints 100 MB")
+	}
+	e := newEnv(t, []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{backgroundCall("b1", "head -c 104857600 /dev/zero | tr '\\0' x | fold -w 99")}},
+		{Text: "started"},
+	})
+	s := e.start(startOpt{args: []string{"--yolo"}})
+	s.prompt("flood")
+	s.waitIdle()
+	deadline := time.Now().Add(3 * time.Minute)
+	for listJobs(s)[0].Status == protocol.JobRunning {
+		if time.Now().After(deadline) {
+			t.Fatal("the job did not end")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/status")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	var hwmKB int
+	for _, l := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			hwmKB, _ = strconv.Atoi(strings.Fields(l)[1])
+		}
+	}
+	frames := 0
+	for _, n := range s.Notifications("display/state") {
+		frames += len(n.Params)
+	}
+	t.Logf("100 MB job: pi-lsp peak RSS %d MB, display/state bytes %d", hwmKB/1024, frames)
+	if hwmKB == 0 || hwmKB > 80*1024 {
+		t.Fatalf("pi-lsp's peak RSS is %d KB for a job that printed 100 MB", hwmKB)
+	}
+	if frames > 4<<20 {
+		t.Fatalf("display/state carried %d bytes for a job's output", frames)
+	}
+	if j := listJobs(s)[0]; len(j.OutputTail) > 4096 || j.ExitCode == nil || *j.ExitCode != 0 {
+		t.Fatalf("job: status %s, tail %d bytes", j.Status, len(j.OutputTail))
+	}
+}
