@@ -151,6 +151,9 @@ func (r *Reducer) resetState(session SessionInfo) {
 	r.st.Mode, r.st.Yolo, r.st.Model, r.st.ThinkingLevel = old.Mode, old.Yolo, old.Model, old.ThinkingLevel
 	r.st.Status, r.st.Phase = old.Status, old.Phase
 	r.st.Tokens.ContextWindow = old.Tokens.ContextWindow
+	if old.Session.ID == session.ID {
+		r.st.Jobs = old.Jobs // the same session at another leaf: its jobs run on
+	}
 	r.resetTracking()
 }
 
@@ -291,6 +294,11 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 	case harness.EvNotice:
 		r.pushItem(Item{Kind: KindInfo, Text: "⚠ " + ev.Notice})
 		return true
+	case harness.EvJob:
+		r.jobUpdate(ev.Job)
+		return true
+	case harness.EvJobOutput:
+		r.jobOutput(ev.Job, ev.Output) // not urgent: coalesced like token deltas
 	}
 	return false
 }

@@ -84,6 +84,7 @@ func NewState() State {
 		Errors:        []string{},
 
 		ReturnedDrafts: []string{},
+		Jobs:           []protocol.Job{},
 	}
 }
 
@@ -121,6 +122,8 @@ func cloneState(s *State) State {
 		g := *s.Goal
 		c.Goal = &g
 	}
+	// Exit codes and end times are only ever replaced, never mutated.
+	c.Jobs = append(make([]protocol.Job, 0, len(s.Jobs)), s.Jobs...)
 	return c
 }
 

@@ -4,6 +4,7 @@ package env
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -43,4 +44,12 @@ func groupAlive(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// setJobProcess makes the command the leader of a new process group that
+// gets SIGTERM when the thread that started it dies (PR_SET_PDEATHSIG):
+// Jobs starts every job from one locked thread that lives as long as the
+// Jobs, so that is when pi-lsp dies or the Jobs close.
+func setJobProcess(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }

@@ -12,12 +12,16 @@ import (
 )
 
 // TestMain lets the test binary play pi-lsp's sandbox helper: run as
-// "env.test __sandbox-exec …" it restricts itself and execs the command.
+// "env.test __sandbox-exec …" it restricts itself and execs the command;
+// as "env.test __job-run …" it supervises a background job.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == SandboxExecCommand {
 		err := SandboxExec(os.Args[2:], os.Environ())
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(126)
+	}
+	if len(os.Args) > 1 && os.Args[1] == JobRunCommand {
+		os.Exit(JobRun(os.Args[2:], os.Stderr))
 	}
 	os.Exit(m.Run())
 }

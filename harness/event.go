@@ -159,4 +159,7 @@ type Event struct {
 	Child    *Event       `json:"child,omitempty"`
 	// Goal is goal_update's: the session's goal now.
 	Goal *Goal `json:"goal,omitempty"`
+	// Job is the job of job_update (its state) and job_output (its id;
+	// Output is the chunk).
+	Job *JobView `json:"job,omitempty"`
 }

@@ -104,6 +104,7 @@ type Harness struct {
 	hooks hooks
 	mcpState
 	hookState
+	jobState // background jobs (jobs.go)
 
 	createMu sync.Mutex // serializes ensureSession
 
@@ -251,6 +252,7 @@ func (h *Harness) Close() error {
 	h.owner.close()
 	h.cancelBash()
 	_ = h.owner.wait(context.Background())
+	h.closeJobs()
 	if h.cfg.MCP != nil {
 		h.cfg.MCP.Close()
 	}

@@ -171,5 +171,6 @@ func (h *Harness) stateEvents(ctx context.Context) []Event {
 	for _, n := range h.Notices() {
 		evs = append(evs, Event{Type: EvNotice, Notice: n})
 	}
+	evs = append(evs, h.jobStateEvents()...)
 	return evs
 }

@@ -89,6 +89,9 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			endReason = "error"
 			return
 		}
+		if err := h.recordJobNotes(ctx); err != nil {
+			h.log.Warn("record job notes", "err", err)
+		}
 		req, err := h.buildRequest(ctx, model, start.SystemPrompt)
 		if err != nil {
 			h.emit(Event{Type: EvTurnEnd})
@@ -447,6 +450,7 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 	res := t.Execute(ctx, call, tools.Exec{
 		Env:  e,
 		Host: x,
+		Jobs: h.toolJobs(call),
 		Update: func(partial string) {
 			h.emit(Event{Type: EvToolUpdate, ToolCallID: call.ID, ToolName: call.Name, Output: partial})
 		},

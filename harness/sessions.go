@@ -103,6 +103,7 @@ func (h *Harness) CloseSession() error {
 	h.taskList = nil
 	h.perms.Grants = Grants{}
 	h.mu.Unlock()
+	h.closeJobs()
 	if s == nil {
 		return nil
 	}
@@ -140,6 +141,9 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	h.cumulative = llm.Usage{}
 	h.perms.Grants = Grants{} // session grants belong to the session they were given in
 	h.mu.Unlock()
+	if old != s {
+		h.closeJobs() // jobs end with their session
+	}
 	if old != nil && old != s {
 		h.removeSpills()
 		if err := old.Close(); err != nil {

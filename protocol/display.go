@@ -37,6 +37,9 @@ type DisplayState struct {
 	Memory *MemoryStatus `json:"memory"`
 	// Goal is the session's goal (goal/set); null when it has none.
 	Goal *Goal `json:"goal"`
+	// Jobs are the session's background jobs, oldest first (outputTail
+	// bounded); job output is coalesced like token deltas.
+	Jobs []Job `json:"jobs"`
 }
 
 // RunStatus is DisplayState.Status.

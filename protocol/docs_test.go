@@ -57,6 +57,9 @@ var docTypes = map[string][2]func() any{
 	"fs/readTextFile":     {func() any { return new(protocol.ReadTextFileParams) }, func() any { return new(protocol.ReadTextFileResult) }},
 	"goal/set":            {func() any { return new(protocol.GoalSetParams) }, func() any { return new(protocol.GoalSetResult) }},
 	"goal/clear":          {func() any { return new(protocol.GoalClearParams) }, func() any { return new(protocol.GoalClearResult) }},
+	"jobs/list":           {func() any { return new(protocol.JobsListParams) }, func() any { return new(protocol.JobsListResult) }},
+	"jobs/output":         {func() any { return new(protocol.JobsOutputParams) }, func() any { return new(protocol.JobsOutputResult) }},
+	"jobs/kill":           {func() any { return new(protocol.JobsKillParams) }, func() any { return new(protocol.JobsKillResult) }},
 }
 
 var (

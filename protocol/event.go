@@ -58,6 +58,12 @@ const (
 	EvSubagentEvent    EventType = "subagent_event"
 	EvSubagentEnd      EventType = "subagent_end"
 	EvGoal             EventType = "goal_update"
+	// EvJob is a background job's state (started, ended): job.
+	EvJob EventType = "job_update"
+	// EvJobOutput is a chunk of a job's output: job (its id) and output.
+	// MERGEABLE: consecutive job_output events of one job may be merged by
+	// concatenating output (a connection's outbox may coalesce them).
+	EvJobOutput EventType = "job_output"
 )
 
 // Event is one harness event. Only the members of its type are present.
@@ -107,6 +113,7 @@ type Event struct {
 	Subagent   *ApprovalSubagent `json:"subagent,omitempty"`
 	Child      *Event            `json:"child,omitempty"` // subagent_event: the child's own event
 	Goal       *Goal             `json:"goal,omitempty"`  // goal_update: the session's goal (absent: none)
+	Job        *Job              `json:"job,omitempty"`   // job_update: the job; job_output: its id
 }
 
 // AgentMessage is one of pi's AgentMessage variants (the session file's

@@ -54,6 +54,10 @@ func toEvent(ev harness.Event) protocol.Event {
 		c := toEvent(*ev.Child)
 		out.Child = &c
 	}
+	if ev.Job != nil {
+		j := display.WireJob(*ev.Job)
+		out.Job = &j
+	}
 	return out
 }
 

@@ -182,6 +182,13 @@ func (q *eventQueue) add(ev harness.Event) {
 		}
 		q.tail = append(q.tail, ev.Delta...)
 		q.evs[last].Seq = ev.Seq
+	} else if n > 0 && n >= q.coalesceAt && sameJobOutput(q.evs[last], ev) {
+		// Job output merges like token deltas (methods_jobs.go).
+		if q.tail == nil {
+			q.tail = append([]byte(nil), q.evs[last].Output...)
+		}
+		q.tail = append(q.tail, ev.Output...)
+		q.evs[last].Seq = ev.Seq
 	} else {
 		q.settle()
 		q.evs = append(q.evs, ev)
@@ -196,7 +203,11 @@ func (q *eventQueue) add(ev harness.Event) {
 // settle writes the merged delta into the last event. The caller holds mu.
 func (q *eventQueue) settle() {
 	if q.tail != nil {
-		q.evs[len(q.evs)-1].Delta = string(q.tail)
+		if last := &q.evs[len(q.evs)-1]; last.Type == harness.EvJobOutput {
+			last.Output = string(q.tail)
+		} else {
+			last.Delta = string(q.tail)
+		}
 		q.tail = nil
 	}
 }

@@ -109,6 +109,7 @@ func (a *agent) register(s *rpc.Server) {
 	a.registerHistory(s)
 	a.registerMemory(s)
 	a.registerGoal(s)
+	a.registerJobs(s) // methods_jobs.go
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

@@ -15,17 +15,20 @@ const updateEvery = 100 * time.Millisecond
 
 const bashSchema = `{"type":"object","properties":{` +
 	`"command":{"type":"string","description":"Bash command to execute"},` +
-	`"timeout":{"type":"number","description":"Timeout in seconds (optional, no default timeout)"}},` +
+	`"timeout":{"type":"number","description":"Timeout in seconds (optional, no default timeout)"},` +
+	`"background":{"type":"boolean","description":"Run in the background and return at once with a job id; read it with job_output, stop it with job_kill"}},` +
 	`"required":["command"]}`
 
 func bashTool() Tool {
-	desc := fmt.Sprintf("Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds.", DefaultMaxLines, DefaultMaxBytes/1024)
+	desc := fmt.Sprintf("Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last %d lines or %dKB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds. With background: true the command runs on as a job (job-N) and the call returns at once: use it for dev servers, watchers and long test suites.", DefaultMaxLines, DefaultMaxBytes/1024)
 	return newTool("bash", desc, CategoryExecute, bashSchema, runBash)
 }
 
 type bashArgs struct {
 	Command string   `json:"command"`
 	Timeout optFloat `json:"timeout"`
+	// Background starts the command as a job of the session (jobs.go).
+	Background optBool `json:"background"`
 }
 
 type bashDetails struct {
@@ -48,6 +51,9 @@ func runBash(ctx context.Context, call Call, x Exec) Result {
 		return errorResult("bash: command is required")
 	}
 	req := env.ExecRequest{Command: a.Command}
+	if a.Background {
+		return startBackground(ctx, x, req)
+	}
 	if a.Timeout.Set && a.Timeout.V > 0 {
 		req.Timeout = time.Duration(a.Timeout.V * float64(time.Second))
 	}

@@ -60,6 +60,9 @@ type Exec struct {
 	// Update receives streaming partial output (bash). It may be nil; it is
 	// never called concurrently with itself.
 	Update func(partial string)
+	// Jobs are the session's background jobs (bash with background,
+	// job_output, job_kill); nil where there are none (those calls fail).
+	Jobs *env.Jobs
 }
 
 // Tool is one tool the model can call.
@@ -159,7 +162,7 @@ func withDetails(res Result, details any) Result {
 
 // Builtins returns a fresh set of the built-in tools: read, write, edit,
 // bash, grep, find, ls, ask_user, submit_plan, task_write, task_update,
-// task_complete, task_check, subagent, diagnostics and lsp. The tools of one set share a per-file lock
+// task_complete, task_check, subagent, diagnostics, lsp, job_output and job_kill. The tools of one set share a per-file lock
 // (parallel edits of one file are serialised) and, for runs without a Host,
 // an in-memory task list.
 func Builtins() []Tool {
@@ -182,5 +185,7 @@ func Builtins() []Tool {
 		SubagentTool(),
 		withAccess(diagnosticsTool(), fileAccess(false)),
 		withAccess(lspTool(), fileAccess(false)),
+		jobOutputTool(),
+		jobKillTool(),
 	}
 }

@@ -58,6 +58,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch sub {
 	case env.SandboxExecCommand:
 		return runSandboxExec(args)
+	case env.JobRunCommand:
+		return env.JobRun(args, stderr)
 	case "serve":
 		return runServe(ctx, args, stdin, stdout, stderr)
 	case "acp":

@@ -8,12 +8,14 @@ import { AgentManager } from './manager';
 import { SessionTreeProvider } from './sessionTree';
 import { StatusBar } from './statusBar';
 import { TasksTreeProvider } from './tasksTree';
+import { JobsTreeProvider, registerJobCommands } from './jobsTree';
 
 /** What activate returns; the tests use it to reach the parts. */
 export interface PiLspApi {
   manager: AgentManager;
   chat: ChatViewProvider;
   tasks: TasksTreeProvider;
+  jobs: JobsTreeProvider;
   sessionTree: SessionTreeProvider;
   output: vscode.OutputChannel;
 }
@@ -30,6 +32,7 @@ export function activate(context: vscode.ExtensionContext): PiLspApi {
   });
   chat = new ChatViewProvider(context.extensionUri, manager);
   const tasks = new TasksTreeProvider(manager);
+  const jobs = new JobsTreeProvider(manager);
   const sessionTree = new SessionTreeProvider(manager);
   const status = new StatusBar(manager);
   context.subscriptions.push(
@@ -42,10 +45,13 @@ export function activate(context: vscode.ExtensionContext): PiLspApi {
     status,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat),
     vscode.window.createTreeView('piLsp.tasks', { treeDataProvider: tasks }),
+    jobs,
+    vscode.window.createTreeView('piLsp.jobs', { treeDataProvider: jobs }),
+    ...registerJobCommands(manager),
     vscode.window.createTreeView('piLsp.sessionTree', { treeDataProvider: sessionTree, showCollapseAll: true }),
     ...registerCommands({ manager, chat, sessionTree }),
   );
-  return { manager, chat, tasks, sessionTree, output };
+  return { manager, chat, tasks, jobs, sessionTree, output };
 }
 
 export function deactivate(): void {

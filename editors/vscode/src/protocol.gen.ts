@@ -167,7 +167,6 @@ export interface ClientCapabilities {
   ui: UICapabilities;
   fs: FSCapabilities;
   harnessEvents: boolean;
-  window: WindowCapabilities;
 }
 
 /** ClientInfo names the client. */
@@ -318,29 +317,13 @@ export interface DisplayState {
   compaction: Compaction | null;
   returnedDrafts: string[];
   memory: MemoryStatus | null;
-  goal: Goal | null;
+  jobs: Job[];
 }
 
 /** DraftsResult is what agent/abort and agent/interrupt answer: the queued
  * messages they dropped, for the editor to put back in its input. */
 export interface DraftsResult {
   returnedDrafts: string[];
-}
-
-/** ElicitParams are the params of the server→client request ui/elicit: an
- * MCP server asks the user to fill in a form (a flat JSON schema). */
-export interface ElicitParams {
-  server: string;
-  message: string;
-  requestedSchema: unknown;
-}
-
-/** ElicitResult answers ui/elicit: action accept (with content), decline or
- * cancel. pi-lsp fills in the schema's defaults and checks the content
- * against the schema before the MCP server gets it. */
-export interface ElicitResult {
-  action: string;
-  content?: Record<string, unknown>;
 }
 
 /** EntriesResult is the result of session/entries: session file lines as
@@ -393,7 +376,7 @@ export interface Event {
   memory?: MemoryStatus | null;
   subagent?: ApprovalSubagent | null;
   child?: Event | null;
-  goal?: Goal | null;
+  job?: Job | null;
 }
 
 /** EventParams are the params of a harness/event notification. */
@@ -410,7 +393,7 @@ export interface EventSession {
 }
 
 /** EventType names a harness event (pi's AgentEvent names). */
-export type EventType = "agent_end" | "agent_start" | "approval_pending" | "approval_resolved" | "compaction_end" | "compaction_start" | "compaction_update" | "drafts_returned" | "error" | "goal_update" | "memory_update" | "message_end" | "message_start" | "message_update" | "mode_change" | "model_change" | "notice" | "phase_change" | "plan_pending" | "plan_resolved" | "question_pending" | "question_resolved" | "queue_update" | "retry_end" | "retry_start" | "session_change" | "session_info" | "skills_changed" | "subagent_end" | "subagent_event" | "subagent_start" | "tasks_update" | "thinking_change" | "tool_execution_end" | "tool_execution_start" | "tool_execution_update" | "turn_end" | "turn_start" | "usage_update";
+export type EventType = "agent_end" | "agent_start" | "approval_pending" | "approval_resolved" | "compaction_end" | "compaction_start" | "compaction_update" | "drafts_returned" | "error" | "job_update" | "job_output" | "memory_update" | "message_end" | "message_start" | "message_update" | "mode_change" | "model_change" | "notice" | "phase_change" | "plan_pending" | "plan_resolved" | "question_pending" | "question_resolved" | "queue_update" | "retry_end" | "retry_start" | "session_change" | "session_info" | "skills_changed" | "subagent_end" | "subagent_event" | "subagent_start" | "tasks_update" | "thinking_change" | "tool_execution_end" | "tool_execution_start" | "tool_execution_update" | "turn_end" | "turn_start" | "usage_update";
 
 /** ExportResult is the result of session/export. */
 export interface ExportResult {
@@ -449,47 +432,6 @@ export interface FilesSearchResult {
   files: FileMatch[];
   truncated: boolean;
 }
-
-/** Goal is the session's goal (goal/set): session/state's and the display
- * state's `goal`, null when the session has none. */
-export interface Goal {
-  text: string;
-  check: string;
-  turns: number;
-  maxTurns: number;
-  maxCostUsd?: number;
-  costUsd: number;
-  status: GoalStatus;
-  reason?: string;
-}
-
-/** GoalClearParams are goal/clear's params (none). */
-export interface GoalClearParams {
-}
-
-/** GoalClearResult is goal/clear's result: the goal, stopped (null when the
- * session had none). */
-export interface GoalClearResult {
-  goal: Goal | null;
-}
-
-/** GoalSetParams are goal/set's params. MaxTurns defaults to 20 (1–1000);
- * MaxCostUSD, when set, is more than 0 and at most 10000. */
-export interface GoalSetParams {
-  text: string;
-  check?: string;
-  maxTurns?: number | null;
-  maxCostUsd?: number | null;
-}
-
-/** GoalSetResult is goal/set's result: the goal as set (turns is 1 when its
- * first run started at once). */
-export interface GoalSetResult {
-  goal: Goal;
-}
-
-/** GoalStatus is Goal.Status. */
-export type GoalStatus = "active" | "exhausted" | "met" | "stopped";
 
 /** Grants are the session's "always allow" answers. */
 export interface Grants {
@@ -582,6 +524,56 @@ export interface Item {
 /** ItemKind is Item.Kind. */
 export type ItemKind = "assistant" | "bash" | "error" | "info" | "summary" | "tool" | "user";
 
+/** Job is a background job of the session (jobs/list, DisplayState.jobs).
+ * Times are Unix milliseconds; exitCode and endedAt are null while it runs.
+ * outputTail is the end of its output, bounded (a few KB). */
+export interface Job {
+  id: string;
+  command: string;
+  status: JobStatus;
+  exitCode: number | null;
+  startedAt: number;
+  endedAt: number | null;
+  outputTail: string;
+  pid: number;
+  outputPath: string;
+}
+
+/** JobStatus is a background job's state. */
+export type JobStatus = "exited" | "killed" | "running";
+
+/** JobsKillParams are the params of jobs/kill. */
+export interface JobsKillParams {
+  jobId: string;
+}
+
+/** JobsKillResult is the result of jobs/kill (empty). */
+export interface JobsKillResult {
+}
+
+/** JobsListParams are the params of jobs/list (none). */
+export interface JobsListParams {
+}
+
+/** JobsListResult is the result of jobs/list. */
+export interface JobsListResult {
+  jobs: Job[];
+}
+
+/** JobsOutputParams are the params of jobs/output. After is a cursor: the
+ * next of an earlier answer (omitted: from the start of what is kept). */
+export interface JobsOutputParams {
+  jobId: string;
+  after?: number | null;
+}
+
+/** JobsOutputResult is the result of jobs/output: the output after the
+ * cursor and the cursor to pass next. */
+export interface JobsOutputResult {
+  output: string;
+  next: number;
+}
+
 /** LineRange is an inclusive 1-based line range. */
 export interface LineRange {
   startLine: number;
@@ -611,17 +603,6 @@ export interface MCPListResult {
   diagnostics: MCPDiagnostic[];
 }
 
-/** MCPLoginParams are the params of mcp/login and mcp/logout: the server
- * (a name of mcp/list). */
-export interface MCPLoginParams {
-  server: string;
-}
-
-/** MCPLoginResult is the server after mcp/login or mcp/logout. */
-export interface MCPLoginResult {
-  server: MCPServer;
-}
-
 /** MCPPrompt is one prompt of a server and its slash command. */
 export interface MCPPrompt {
   name: string;
@@ -636,25 +617,6 @@ export interface MCPResource {
   name: string;
   mimeType?: string;
   description?: string;
-}
-
-/** MCPResourceTemplate is one resource template (RFC 6570 URI template). */
-export interface MCPResourceTemplate {
-  uriTemplate: string;
-  name: string;
-  mimeType?: string;
-  description?: string;
-}
-
-/** MCPResourcesParams are the params of mcp/resources (server "" = every
- * ready server). */
-export interface MCPResourcesParams {
-  server?: string;
-}
-
-/** MCPResourcesResult lists the resources and templates of ready servers. */
-export interface MCPResourcesResult {
-  servers: MCPServerResources[];
 }
 
 /** MCPRestartParams are mcp/restart's params. */
@@ -683,14 +645,6 @@ export interface MCPServer {
   tools: MCPTool[];
   prompts: MCPPrompt[];
   resources: MCPResource[];
-}
-
-/** MCPServerResources are one server's resources and resource templates.
- * A resource is attached to a prompt by writing @server:uri. */
-export interface MCPServerResources {
-  server: string;
-  resources: MCPResource[];
-  templates: MCPResourceTemplate[];
 }
 
 /** MCPTool is one tool of a server. */
@@ -1071,24 +1025,6 @@ export interface SessionStateResult {
   autoCompaction: boolean;
   steering: string[];
   followUp: string[];
-  goal: Goal | null;
-}
-
-/** ShowDocumentCapability says the client answers window/showDocument. */
-export interface ShowDocumentCapability {
-  support: boolean;
-}
-
-/** ShowDocumentParams are LSP's window/showDocument params (server→client):
- * pi-lsp sends an MCP login page with external true. */
-export interface ShowDocumentParams {
-  uri: string;
-  external?: boolean;
-}
-
-/** ShowDocumentResult answers window/showDocument. */
-export interface ShowDocumentResult {
-  success: boolean;
 }
 
 /** Skill is one skill of skills/list. */
@@ -1277,7 +1213,6 @@ export interface UICapabilities {
   approvals: boolean;
   questions: boolean;
   planApproval: boolean;
-  elicitation?: boolean;
 }
 
 /** Usage is the provider-reported token usage of one assistant message. */
@@ -1303,11 +1238,6 @@ export interface UserMessage {
   role: "user";
   content: ContentBlock[];
   timestamp: number;
-}
-
-/** WindowCapabilities are LSP's client window capabilities pi-lsp reads. */
-export interface WindowCapabilities {
-  showDocument?: ShowDocumentCapability | null;
 }
 
 /** WorkProgress is LSP's work-done progress payload. */

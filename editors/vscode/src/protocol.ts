@@ -59,12 +59,15 @@ export function argsOf(args: unknown): Record<string, unknown> {
 
 export type Task = gen.Task;
 
+/** A background job (DisplayState.jobs, jobs/list). */
+export type Job = gen.Job;
+
 /**
  * The client's copy of the display state (protocol.gen.ts's DisplayState), built from frames:
  * members may be missing until the first full state arrived.
  */
 export type DisplayState = {
-  [K in keyof gen.DisplayState]?: K extends 'items' ? DisplayItem[] : K extends 'tasks' ? Task[] : DeepPartial<gen.DisplayState[K]>;
+  [K in keyof gen.DisplayState]?: K extends 'items' ? DisplayItem[] : K extends 'tasks' ? Task[] : K extends 'jobs' ? Job[] : DeepPartial<gen.DisplayState[K]>;
 };
 
 /** The display state's memory field: observational memory's status (docs/memory.md). */

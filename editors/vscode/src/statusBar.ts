@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { Agent } from './agent';
 import { attachLabel } from './attach';
 import { contextPercent, memoryText, touches } from './displayState';
+import { runningJobs } from './jobsTree';
 import type { AgentManager } from './manager';
 import type { DisplayState } from './protocol';
 
@@ -17,11 +18,13 @@ export function statusText(s: DisplayState): string {
   else if (s.sandbox === 'read-only') parts.push('read-only');
   const m = memoryText(s);
   if (m) parts.push(m);
+  const jobs = runningJobs(s.jobs);
+  if (jobs) parts.push(`$(terminal) ${jobs} job${jobs === 1 ? '' : 's'}`);
   return parts.join(' · ');
 }
 
 /** The top-level state keys the status bar shows. */
-const SHOWN = ['model', 'mode', 'yolo', 'sandbox', 'thinkingLevel', 'tokens', 'status', 'memory'];
+const SHOWN = ['model', 'mode', 'yolo', 'sandbox', 'thinkingLevel', 'tokens', 'status', 'memory', 'jobs'];
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);

@@ -117,6 +117,13 @@ function M.tasks()
   return require('pi_lsp.tasks').open(M.client())
 end
 
+function M.jobs(id)
+  if id and id ~= '' then
+    return require('pi_lsp.jobs').open_job(M.client(), id)
+  end
+  return require('pi_lsp.jobs').open(M.client())
+end
+
 function M.tree()
   return require('pi_lsp.tree').open(M.client())
 end

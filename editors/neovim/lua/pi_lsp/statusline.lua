@@ -63,6 +63,10 @@ function M.text(st, status, progress, attached)
     end
     parts[#parts + 1] = s
   end
+  local running = require('pi_lsp.jobs').running(st)
+  if running > 0 then
+    parts[#parts + 1] = 'jobs:' .. running
+  end
   local a = require('pi_lsp.attach').label(attached)
   if a ~= '' then
     parts[#parts + 1] = a
