@@ -1,4 +1,4 @@
-package server
+package attach
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 // ErrNoOwner is returned by DialSession when nobody serves the session: no
 // socket, or a stale one. The caller may open the session itself.
-var ErrNoOwner = errors.New("rpc: no pi-lsp process serves this session")
+var ErrNoOwner = errors.New("attach: no pi-lsp process serves this session")
 
 // SessionConn is a native-protocol connection to the owner of a session,
 // over its socket, for a terminal command (pi-lsp exec --session, pi-lsp
@@ -47,12 +47,12 @@ func DialSession(ctx context.Context, path string, info rpc.ClientInfo, caps rpc
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoOwner, err)
 	}
-	res, br, err := handshake(nc, attachParams{ProtocolVersion: AttachProtocolVersion, PID: os.Getpid(), Path: path, ClientInfo: &info, Follower: true})
+	res, br, err := Handshake(nc, protocol.AttachParams{ProtocolVersion: ProtocolVersion, PID: os.Getpid(), Path: path, ClientInfo: &info, Follower: true})
 	if err != nil {
 		_ = nc.Close()
 		return nil, err
 	}
-	st := rpc.NewStream(readCloser{br, nc}, nc, rpc.DefaultMaxFrame, nil, slog.New(slog.DiscardHandler))
+	st := rpc.NewStream(ReadCloser{Reader: br, C: nc}, nc, rpc.DefaultMaxFrame, nil, slog.New(slog.DiscardHandler))
 	sc := &SessionConn{conn: jsonrpc2.NewConn(st, rpc.Codec()), st: st, ownerPID: res.PID}
 	sc.conn.Go(context.Background(), func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		if !req.IsCall() {

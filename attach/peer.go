@@ -1,4 +1,4 @@
-package server
+package attach
 
 import (
 	"fmt"
@@ -6,10 +6,10 @@ import (
 	"os"
 )
 
-// checkPeerConn refuses a socket peer run by another user (SO_PEERCRED
+// CheckPeerConn refuses a socket peer run by another user (SO_PEERCRED
 // where the platform has it; the socket's 0600 mode stops others at
 // connect anyway).
-func checkPeerConn(nc net.Conn) error {
+func CheckPeerConn(nc net.Conn) error {
 	uid, known, err := peerUID(nc)
 	if err != nil {
 		return fmt.Errorf("attach: reading the peer's credentials: %w", err)

@@ -20,14 +20,8 @@ import (
 // to the owner; the owner serves that connection as one more client of the
 // same harness, with its own display scheduler. Only the owner writes.
 
-// AttachProtocolVersion is the version of the attach protocol spoken on a
-// session's socket. An attacher and an owner of different versions refuse
-// each other with an error naming both.
-const AttachProtocolVersion = 1
-
 // Internal methods between two pi-lsp processes; never sent to an editor.
 const (
-	methodAttach   = "$/pi-lsp/attach"  // the first message on the socket
 	methodHandover = rpc.MethodHandover // the owner is leaving: who takes over, and the state
 )
 

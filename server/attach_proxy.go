@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,8 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
+	"github.com/pi-lsp/pi-lsp/attach"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
@@ -121,7 +119,7 @@ func (l *link) switchSession(ctx context.Context, up *upstream, method string, p
 	c := l.c
 	if up != nil && method == "session/open" {
 		var p protocol.SessionOpenParams
-		if json.Unmarshal(params, &p) == nil && p.Path != "" && sameFile(p.Path, l.path) {
+		if json.Unmarshal(params, &p) == nil && p.Path != "" && attach.SameFile(p.Path, l.path) {
 			return l.attachedResult(ctx, up)
 		}
 	}
@@ -386,7 +384,7 @@ func dialOwner(ctx context.Context, l *link) (*upstream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("attach: %w", err)
 	}
-	res, br, err := handshake(nc, attachParams{ProtocolVersion: AttachProtocolVersion, PID: os.Getpid(), Path: l.path, ClientInfo: l.p.ClientInfo})
+	res, br, err := attach.Handshake(nc, attachParams{ProtocolVersion: attach.ProtocolVersion, PID: os.Getpid(), Path: l.path, ClientInfo: l.p.ClientInfo})
 	if err != nil {
 		_ = nc.Close()
 		return nil, err
@@ -412,39 +410,4 @@ func dialOwner(ctx context.Context, l *link) (*upstream, error) {
 		return nil, fmt.Errorf("attach: %w", err)
 	}
 	return u, nil
-}
-
-// handshake sends $/pi-lsp/attach and reads the owner's answer.
-func handshake(nc net.Conn, p attachParams) (attachResult, *bufio.Reader, error) {
-	var res attachResult
-	_ = nc.SetDeadline(time.Now().Add(handshakeTimeout))
-	defer func() { _ = nc.SetDeadline(time.Time{}) }()
-	raw, _ := json.Marshal(p)
-	if err := writeFrame(nc, jsonrpc2.NewCall(jsonrpc2.NewNumberID(0), methodAttach, raw)); err != nil {
-		return res, nil, err
-	}
-	br := bufio.NewReaderSize(nc, 64<<10)
-	body, err := rpc.ReadFrame(br, rpc.DefaultMaxFrame)
-	if err != nil {
-		return res, nil, fmt.Errorf("attach: reading the owner's answer: %w", err)
-	}
-	msg, err := jsonrpc2.DecodeMessage(body)
-	if err != nil {
-		return res, nil, fmt.Errorf("attach: the owner's answer: %w", err)
-	}
-	resp, ok := msg.(*jsonrpc2.Response)
-	if !ok {
-		return res, nil, errors.New("attach: the owner's answer is not a response")
-	}
-	if err := resp.Err(); err != nil {
-		return res, nil, rpc.FromWire(err)
-	}
-	if err := json.Unmarshal(resp.Result(), &res); err != nil {
-		return res, nil, fmt.Errorf("attach: the owner's answer: %w", err)
-	}
-	if res.ProtocolVersion != AttachProtocolVersion {
-		return res, nil, &rpc.Error{Code: rpc.CodeInvalidRequest, Message: fmt.Sprintf(
-			"attach refused: the owner (pid %d) speaks attach protocol version %d, this pi-lsp speaks version %d", res.PID, res.ProtocolVersion, AttachProtocolVersion)}
-	}
-	return res, br, nil
 }

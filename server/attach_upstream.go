@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/pi-lsp/pi-lsp/attach"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/rpc"
 )
@@ -40,7 +41,7 @@ func newUpstream(l *link, nc net.Conn, br *bufio.Reader, ownerPID int) *upstream
 	ctx, cancel := context.WithCancel(context.Background())
 	// No mask: masking is for what leaves toward an editor, and the owner
 	// masks what it sends.
-	st := rpc.NewStream(readCloser{br, nc}, nc, rpc.DefaultMaxFrame, nil, l.c.Server().Logger())
+	st := rpc.NewStream(attach.ReadCloser{Reader: br, C: nc}, nc, rpc.DefaultMaxFrame, nil, l.c.Server().Logger())
 	u := &upstream{l: l, nc: nc, st: st, ownerPID: ownerPID, ctx: ctx, cancel: cancel,
 		calls: map[string]context.CancelFunc{}, out: newNoteQueue(maxQueuedEvents)}
 	u.conn = jsonrpc2.NewConn(st, rpc.Codec())

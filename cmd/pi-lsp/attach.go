@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/attach"
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/rpc"
-	"github.com/pi-lsp/pi-lsp/server"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
@@ -35,7 +35,7 @@ func openOrAttach(ctx context.Context, h *harness.Harness, path, prompt string, 
 			return false, err
 		}
 		err = execAttached(ctx, path, prompt, show, stderr)
-		if !errors.Is(err, server.ErrNoOwner) || time.Now().After(deadline) {
+		if !errors.Is(err, attach.ErrNoOwner) || time.Now().After(deadline) {
 			return true, err
 		}
 		time.Sleep(50 * time.Millisecond) // the owner is starting, or has just died
@@ -49,7 +49,7 @@ func execAttached(ctx context.Context, path, prompt string, show func(harness.Ev
 	var once sync.Once
 	var mu sync.Mutex
 	prompted := false
-	sc, err := server.DialSession(ctx, path, rpc.ClientInfo{Name: "pi-lsp exec", Version: version},
+	sc, err := attach.DialSession(ctx, path, rpc.ClientInfo{Name: "pi-lsp exec", Version: version},
 		rpc.ClientCapabilities{HarnessEvents: true}, func(method string, params json.RawMessage) {
 			ev, ok := harnessEvent(method, params)
 			if !ok {
@@ -148,14 +148,14 @@ func runAttach(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	first := true
 	deadline := time.Now().Add(ownerWait)
 	for ctx.Err() == nil {
-		sc, err := server.DialSession(ctx, path, rpc.ClientInfo{Name: "pi-lsp attach", Version: version},
+		sc, err := attach.DialSession(ctx, path, rpc.ClientInfo{Name: "pi-lsp attach", Version: version},
 			rpc.ClientCapabilities{HarnessEvents: true}, func(method string, params json.RawMessage) {
 				if ev, ok := harnessEvent(method, params); ok {
 					show(ev)
 				}
 			})
 		if err != nil {
-			if errors.Is(err, server.ErrNoOwner) && time.Now().Before(deadline) {
+			if errors.Is(err, attach.ErrNoOwner) && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Millisecond)
 				continue
 			}
