@@ -1,8 +1,9 @@
-package rpc
+package server
 
 import (
 	"context"
 	"fmt"
+	"github.com/pi-lsp/pi-lsp/rpc"
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/mcp"
@@ -10,10 +11,10 @@ import (
 )
 
 // registerMCPAuth adds mcp/login, mcp/logout and mcp/resources (issue 31).
-func (a *agent) registerMCPAuth(s *Server) {
+func (a *agent) registerMCPAuth(s *rpc.Server) {
 	s.Register("mcp/login", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.MCPLoginParams) (any, error) {
 		if p.Server == "" {
-			return nil, ErrInvalidParams(`"server" is required (an http or sse server of mcp/list)`)
+			return nil, rpc.ErrInvalidParams(`"server" is required (an http or sse server of mcp/list)`)
 		}
 		st, err := h.LoginMCP(ctx, p.Server)
 		if err != nil {
@@ -23,7 +24,7 @@ func (a *agent) registerMCPAuth(s *Server) {
 	}))
 	s.Register("mcp/logout", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.MCPLoginParams) (any, error) {
 		if p.Server == "" {
-			return nil, ErrInvalidParams(`"server" is required (an http or sse server of mcp/list)`)
+			return nil, rpc.ErrInvalidParams(`"server" is required (an http or sse server of mcp/list)`)
 		}
 		st, err := h.LogoutMCP(ctx, p.Server)
 		if err != nil {
@@ -36,12 +37,12 @@ func (a *agent) registerMCPAuth(s *Server) {
 		m := h.MCP()
 		if m == nil {
 			if p.Server != "" {
-				return nil, ErrNotFound(fmt.Sprintf("MCP server %q (none is configured)", p.Server))
+				return nil, rpc.ErrNotFound(fmt.Sprintf("MCP server %q (none is configured)", p.Server))
 			}
 			return res, nil
 		}
 		if p.Server != "" && !knownServer(m, p.Server) {
-			return nil, ErrNotFound(fmt.Sprintf("MCP server %q", p.Server))
+			return nil, rpc.ErrNotFound(fmt.Sprintf("MCP server %q", p.Server))
 		}
 		for _, sr := range m.Resources(p.Server) {
 			out := protocol.MCPServerResources{Server: sr.Server, Resources: []protocol.MCPResource{}, Templates: []protocol.MCPResourceTemplate{}}

@@ -1,7 +1,8 @@
-package rpc
+package server
 
 import (
 	"context"
+	"github.com/pi-lsp/pi-lsp/rpc"
 
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
@@ -9,18 +10,18 @@ import (
 )
 
 // registerGoal registers goal/set and goal/clear.
-func (a *agent) registerGoal(s *Server) {
+func (a *agent) registerGoal(s *rpc.Server) {
 	s.Register("goal/set", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.GoalSetParams) (any, error) {
 		spec := harness.GoalSpec{Text: p.Text, Check: p.Check}
 		if p.MaxTurns != nil {
 			if *p.MaxTurns < 1 {
-				return nil, ErrInvalidParams("maxTurns must be at least 1")
+				return nil, rpc.ErrInvalidParams("maxTurns must be at least 1")
 			}
 			spec.MaxTurns = *p.MaxTurns
 		}
 		if p.MaxCostUSD != nil {
 			if *p.MaxCostUSD <= 0 {
-				return nil, ErrInvalidParams("maxCostUsd must be more than 0")
+				return nil, rpc.ErrInvalidParams("maxCostUsd must be more than 0")
 			}
 			spec.MaxCostUSD = *p.MaxCostUSD
 		}

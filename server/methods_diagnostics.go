@@ -1,10 +1,11 @@
-package rpc
+package server
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pi-lsp/pi-lsp/rpc"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -23,7 +24,7 @@ var _ harness.EditorIntel = (*hub)(nil)
 
 // intelClients are the clients that answer editor/diagnostics, the
 // owner's own first.
-func (hb *hub) intelClients() []*Client {
+func (hb *hub) intelClients() []*rpc.Client {
 	cs := hb.capable("editor/diagnostics")
 	own := hb.owner()
 	for i, c := range cs {
@@ -74,7 +75,7 @@ func (hb *hub) EditorDiagnostics(ctx context.Context, paths []string, settle tim
 // fromEditorDiagnostics converts an answer to 1-based diagnostics; a file
 // without an absolute path and a diagnostic out of LSP's shape are dropped
 // with a log line.
-func fromEditorDiagnostics(c *Client, res protocol.EditorDiagnosticsResult) []tools.Diagnostic {
+func fromEditorDiagnostics(c *rpc.Client, res protocol.EditorDiagnosticsResult) []tools.Diagnostic {
 	var out []tools.Diagnostic
 	for _, f := range res.Files {
 		if !filepath.IsAbs(f.Path) {
@@ -140,7 +141,7 @@ func (hb *hub) EditorLSP(ctx context.Context, q tools.LSPQuery) (tools.LSPResult
 		}
 		return out, nil
 	}
-	var rpcErr *Error
+	var rpcErr *rpc.Error
 	if errors.As(lastErr, &rpcErr) {
 		return tools.LSPResult{}, fmt.Errorf("the editor: %s", rpcErr.Message)
 	}

@@ -1,7 +1,8 @@
-package rpc
+package server
 
 import (
 	"context"
+	"github.com/pi-lsp/pi-lsp/rpc"
 
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
@@ -10,7 +11,7 @@ import (
 
 // registerJobs registers jobs/list, jobs/output and jobs/kill: the
 // session's background jobs (bash with background).
-func (a *agent) registerJobs(s *Server) {
+func (a *agent) registerJobs(s *rpc.Server) {
 	s.Register("jobs/list", handle(a, func(ctx context.Context, h *harness.Harness, _ protocol.JobsListParams) (any, error) {
 		views := h.Jobs()
 		out := protocol.JobsListResult{Jobs: make([]protocol.Job, 0, len(views))}
