@@ -340,3 +340,21 @@ func TestJobLargeOutputBoundedOverTheWire(t *testing.T) {
 		t.Fatalf("job: status %s, tail %d bytes", j.Status, len(j.OutputTail))
 	}
 }
+
+// The editor going away (pi-lsp's stdin closes) ends the session's jobs.
+func TestJobsDieWithClosedStdin(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{backgroundCall("b1", "sleep 300 & sleep 300; wait")}},
+		{Text: "started"},
+	})
+	s := e.start(startOpt{args: []string{"--yolo"}})
+	s.prompt("start a server")
+	s.waitIdle()
+	jobs := listJobs(s)
+	if len(jobs) != 1 {
+		t.Fatalf("jobs: %+v", jobs)
+	}
+	waitGrandchildren(t, jobs[0].Pid)
+	_ = s.Close()
+	waitGroupGone(t, jobs[0].Pid, "after stdin closed")
+}
