@@ -340,3 +340,42 @@ func TestJobLargeOutputBoundedOverTheWire(t *testing.T) {
 		t.Fatalf("job: status %s, tail %d bytes", j.Status, len(j.OutputTail))
 	}
 }
+
+// The editor going away (pi-lsp's stdin closes) ends the session's jobs.
+func TestJobsDieWithClosedStdin(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{backgroundCall("b1", "sleep 300 & sleep 300; wait")}},
+		{Text: "started"},
+	})
+	s := e.start(startOpt{args: []string{"--yolo"}})
+	s.prompt("start a server")
+	s.waitIdle()
+	jobs := listJobs(s)
+	if len(jobs) != 1 {
+		t.Fatalf("jobs: %+v", jobs)
+	}
+	waitGrandchildren(t, jobs[0].Pid)
+	_ = s.Close()
+	waitGroupGone(t, jobs[0].Pid, "after stdin closed")
+}
+
+// Switching the session ends the jobs of the session left.
+func TestJobsEndWithTheirSession(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{
+		{ToolCalls: []llmtest.ToolCall{backgroundCall("b1", "sleep 300 & sleep 300; wait")}},
+		{Text: "started"},
+	})
+	s := e.start(startOpt{args: []string{"--yolo"}})
+	s.prompt("start a server")
+	s.waitIdle()
+	jobs := listJobs(s)
+	if len(jobs) != 1 {
+		t.Fatalf("jobs: %+v", jobs)
+	}
+	waitGrandchildren(t, jobs[0].Pid)
+	s.call("session/new", map[string]any{}, nil)
+	waitGroupGone(t, jobs[0].Pid, "after session/new")
+	if got := listJobs(s); len(got) != 0 {
+		t.Fatalf("the new session lists the old session's jobs: %+v", got)
+	}
+}
