@@ -46,7 +46,8 @@ type link struct {
 	owned     bool          // this process took the session over: the local handlers serve
 	failed    error         // the switch failed
 	closed    bool
-	version   int64 // the last display/state version forwarded to the editor
+	version   int64  // the last display/state version forwarded to the editor
+	stream    string // and its display stream
 }
 
 func (a *agent) proxyOf(c *Client) Proxy {
@@ -171,6 +172,10 @@ func (l *link) current(ctx context.Context) (*upstream, error) {
 func (a *agent) attachTo(ctx context.Context, c *Client, p InitializeParams, h *harness.Harness, path string) (l *link, owned bool, err error) {
 	deadline := time.Now().Add(attachWait)
 	l = &link{a: a, c: c, p: p, path: path}
+	// The editor's display continues: the owner's frames follow the local
+	// ones in the same stream.
+	at := a.takeDisplayAfter(c)
+	l.stream, l.version = at.stream, at.version
 	for {
 		u, err := dialOwner(ctx, l)
 		if err == nil {
@@ -299,7 +304,7 @@ func (a *agent) detachLocal(c *Client) {
 	if unsub != nil {
 		unsub()
 	}
-	c.detachDisplay()
+	a.setDisplayAfter(c, c.detachDisplay())
 	if at == nil {
 		return
 	}
@@ -331,18 +336,21 @@ func (a *agent) reconnectLocal(c *Client, h *harness.Harness) {
 	}
 }
 
-// detachDisplay stops the connection's display and event pushes.
-func (c *Client) detachDisplay() {
+// detachDisplay stops the connection's display and event pushes, and
+// returns the display stream and version the editor was sent last.
+func (c *Client) detachDisplay() displayAt {
 	c.mu.Lock()
 	sched, unsub := c.display, c.unsub
 	c.display, c.unsub = nil, nil
 	c.mu.Unlock()
+	var at displayAt
 	if sched != nil {
-		sched.Close()
+		at = displayAt{stream: sched.Stream(), version: sched.Retire()}
 	}
 	if unsub != nil {
 		unsub()
 	}
+	return at
 }
 
 // closeProxy ends c's link when c disconnects.
@@ -400,7 +408,7 @@ func dialOwner(ctx context.Context, l *link) (*upstream, error) {
 	ip.InitializationOptions = nil
 	l.mu.Lock()
 	if l.version > 0 {
-		ip.InitializationOptions, _ = json.Marshal(InitOptions{DisplayVersion: l.version})
+		ip.InitializationOptions, _ = json.Marshal(InitOptions{DisplayVersion: l.version, DisplayStream: l.stream})
 	}
 	l.mu.Unlock()
 	ip.Capabilities.HarnessEvents = true // the link follows the owner's runs

@@ -25,14 +25,34 @@ const maxQueuedEvents = 4096
 // Reducer per harness, fed by harness.Attach with r.Apply) and pushes its
 // frames as display/state notifications once the client has the initialize
 // result: first the full state, then versioned ops. A later call replaces
-// the earlier scheduler. May be called from OnInitialize.
-func (c *Client) AttachDisplay(r *display.Reducer) { c.attachDisplay(r, 0) }
+// the earlier scheduler, continuing its stream and versions (a session
+// switch): every frame of the old one is older than the new one's first. May
+// be called from OnInitialize.
+func (c *Client) AttachDisplay(r *display.Reducer) { c.attachDisplay(r, displayAt{}) }
 
-// attachDisplay is AttachDisplay with versions continuing after after.
-func (c *Client) attachDisplay(r *display.Reducer, after int64) {
-	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: c.srv.opts.DisplayClock, AfterVersion: after})
+// displayAt is where a connection's next scheduler continues: the stream
+// and version the editor holds from another process (attach), or zero.
+type displayAt struct {
+	stream  string
+	version int64
+}
+
+// attachDisplay is AttachDisplay continuing at (when set) rather than after
+// the connection's previous scheduler.
+func (c *Client) attachDisplay(r *display.Reducer, at displayAt) {
+	// Under c.mu, so display/snapshot asks either the old scheduler before
+	// it retires or the new one.
 	c.mu.Lock()
 	old := c.display
+	if old != nil && (at.stream == "" || at.version <= 0) {
+		// Retired before the next one exists: its frames and snapshots
+		// are all older than the next one's first frame.
+		at = displayAt{stream: old.Stream(), version: old.Retire()}
+	}
+	if at.stream == "" || at.version <= 0 {
+		at = displayAt{stream: display.NewStreamID()}
+	}
+	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: c.srv.opts.DisplayClock, AfterVersion: at.version, Stream: at.stream})
 	c.display = sched
 	c.mu.Unlock()
 	if old != nil {
@@ -59,7 +79,7 @@ func (c *Client) attachDisplay(r *display.Reducer, after int64) {
 
 // DisplaySnapshot returns the client's display state under a new version
 // (display/snapshot); frames not yet sent are dropped, as the snapshot holds
-// them.
+// them. A scheduler replaced meanwhile is not asked: its successor is.
 func (c *Client) DisplaySnapshot() (display.Snapshot, error) {
 	c.mu.Lock()
 	sched := c.display
@@ -67,7 +87,19 @@ func (c *Client) DisplaySnapshot() (display.Snapshot, error) {
 	if sched == nil {
 		return display.Snapshot{}, &Error{Code: CodeInternalError, Message: "no display state is attached to this connection"}
 	}
-	return sched.Snapshot(), nil
+	if snap, ok := sched.TrySnapshot(); ok {
+		return snap, nil
+	}
+	// Replaced meanwhile (a session switch): the successor answers.
+	c.mu.Lock()
+	next := c.display
+	c.mu.Unlock()
+	if next != nil && next != sched {
+		if snap, ok := next.TrySnapshot(); ok {
+			return snap, nil
+		}
+	}
+	return display.Snapshot{}, &Error{Code: CodeInternalError, Message: "the display of this connection is closed"}
 }
 
 func snapshotHandler(_ context.Context, c *Client, _ json.RawMessage) (any, error) {
