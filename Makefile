@@ -65,6 +65,7 @@ test-neovim: build
 # the integration targets so those stay within their time.
 test-soak: build
 	@if [ -f editors/vscode/Makefile ]; then $(MAKE) -C editors/vscode test-soak PI_LSP_BIN=$(CURDIR)/$(BIN); fi
+	@if [ -f editors/neovim/Makefile ]; then $(MAKE) -C editors/neovim soak PI_LSP_BIN=$(CURDIR)/$(BIN); fi
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
