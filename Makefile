@@ -5,7 +5,7 @@ PKGS    := ./...
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: deps-pi deps-mcp demo all build run test test-mcp test-go test-node test-acp test-vscode test-vscode-e2e test-neovim bench lint install clean fuzz
+.PHONY: deps-pi deps-mcp demo all build run test test-mcp test-go test-node test-acp test-vscode test-vscode-e2e test-neovim test-soak bench lint install clean fuzz
 
 all: build
 
@@ -20,7 +20,7 @@ demo: build
 	scripts/demo.sh
 
 # Every test: Go (with the race detector), the Node clients, the editors.
-test: build test-go test-node test-acp test-vscode test-neovim test-mcp
+test: build test-go test-node test-acp test-vscode test-neovim test-mcp test-soak
 
 test-go: deps-pi deps-mcp
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
@@ -69,6 +69,12 @@ test-vscode-e2e: build
 
 test-neovim: build
 	@if [ -f editors/neovim/Makefile ]; then $(MAKE) -C editors/neovim test PI_LSP_BIN=$(CURDIR)/$(BIN); fi
+
+# The editors' convergence soaks (about 2 minutes each; PI_SOAK_SEED replays a run), apart from
+# the integration targets so those stay within their time.
+test-soak: build
+	@if [ -f editors/vscode/Makefile ]; then $(MAKE) -C editors/vscode test-soak PI_LSP_BIN=$(CURDIR)/$(BIN); fi
+	@if [ -f editors/neovim/Makefile ]; then $(MAKE) -C editors/neovim soak PI_LSP_BIN=$(CURDIR)/$(BIN); fi
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

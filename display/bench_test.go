@@ -54,7 +54,7 @@ func streamRun(t testing.TB, interval time.Duration) streamStats {
 	ans := answer200()
 	r := display.NewReducer(display.ReducerOptions{})
 	clk := newFake()
-	s := display.NewScheduler(r, display.SchedulerOptions{Clock: clk})
+	s := display.NewScheduler(r, display.SchedulerOptions{Clock: clk, Stream: display.NewStreamID()})
 	take := func() []display.Frame {
 		var out []display.Frame
 		for {
@@ -107,12 +107,14 @@ var streamRates = []time.Duration{0, 5 * time.Millisecond, 10 * time.Millisecond
 
 // TestStreamedAnswerBytes is the wire-cost target: all display/state frames
 // of a run that streams a 200-word answer weigh at most twice the answer.
-// A batched frame costs about 124 bytes besides its text (LSP header,
-// JSON-RPC envelope, version, an append op and its path), and the scheduler
+// A batched frame costs about 144 bytes besides its text (LSP header,
+// JSON-RPC envelope, stream id, version, an append op and its path), and the scheduler
 // sends about two per second while text streams, so the ratio depends on the
 // stream's speed: the 2x target holds from about 450 characters per second up
-// (a burst: 1.44x, 800 chars/s: 1.77x). Slower streams pay about 250 bytes per
-// second of envelopes; for them the test guards against regressions.
+// (a burst: 1.46x, 800 chars/s: 1.84x). Slower streams pay about 290 bytes per
+// second of envelopes; for them the test guards against regressions. The
+// stream id (20 bytes a frame, docs/protocol.md "Display streams") raised
+// the slower limits by 0.1–0.2x.
 func TestStreamedAnswerBytes(t *testing.T) {
 	for _, iv := range streamRates {
 		st := streamRun(t, iv)
@@ -126,9 +128,9 @@ func TestStreamedAnswerBytes(t *testing.T) {
 		limit := 2.0
 		switch {
 		case iv >= 20*time.Millisecond:
-			limit = 2.8
+			limit = 3.0
 		case iv >= 10*time.Millisecond:
-			limit = 2.2
+			limit = 2.3
 		}
 		if ratio > limit {
 			t.Errorf("chunk every %v: display frames weigh %.2fx the answer, want <= %.1fx", iv, ratio, limit)

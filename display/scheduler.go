@@ -27,6 +27,9 @@ type SchedulerOptions struct {
 	// scheduler (a session handed over to a new owner): frame versions
 	// continue after it instead of starting at 1.
 	AfterVersion int64
+	// Stream is the display stream the frames and snapshots name
+	// (protocol.DisplayFrame.Stream).
+	Stream string
 }
 
 // Frame is one display/state notification (protocol.DisplayFrame): exactly
@@ -48,6 +51,7 @@ type Scheduler struct {
 	debounce time.Duration
 	cap      time.Duration
 	maxQueue int
+	stream   string
 
 	// Guarded by r.mu.
 	version     int64
@@ -78,6 +82,7 @@ func NewScheduler(r *Reducer, opts SchedulerOptions) *Scheduler {
 		cap:      opts.Cap,
 		maxQueue: opts.MaxQueue,
 		version:  opts.AfterVersion,
+		stream:   opts.Stream,
 		wake:     make(chan struct{}, 1),
 	}
 	if s.clock == nil {
@@ -134,11 +139,39 @@ func (s *Scheduler) Next(ctx context.Context) (Frame, error) {
 func (s *Scheduler) Snapshot() Snapshot {
 	s.r.mu.Lock()
 	defer s.r.mu.Unlock()
+	return s.snapshotLocked()
+}
+
+func (s *Scheduler) snapshotLocked() Snapshot {
 	s.pending = s.pending[:0]
 	s.first = time.Time{}
 	s.queue = nil
 	s.version++
-	return Snapshot{Version: s.version, State: s.r.snapshotLocked()}
+	return Snapshot{Stream: s.stream, Version: s.version, State: s.r.snapshotLocked()}
+}
+
+// TrySnapshot is Snapshot, false once the scheduler is closed: a retired
+// scheduler's snapshot could overtake its successor's first frame.
+func (s *Scheduler) TrySnapshot() (Snapshot, bool) {
+	s.r.mu.Lock()
+	defer s.r.mu.Unlock()
+	if s.closed {
+		return Snapshot{}, false
+	}
+	return s.snapshotLocked(), true
+}
+
+// Stream is the display stream the scheduler's frames name.
+func (s *Scheduler) Stream() string { return s.stream }
+
+// Retire closes the scheduler and returns the last version it handed out
+// (frame or snapshot): a successor continues after it, so every frame the
+// retired scheduler sent is older than the successor's first.
+func (s *Scheduler) Retire() int64 {
+	s.Close()
+	s.r.mu.Lock()
+	defer s.r.mu.Unlock()
+	return s.version
 }
 
 // Flush turns pending ops into a frame now.
@@ -283,7 +316,7 @@ func (s *Scheduler) flushLocked() {
 	clear(s.pending)
 	s.pending = s.pending[:0]
 	s.version++
-	s.enqueue(Frame{Version: s.version, Ops: ops})
+	s.enqueue(Frame{Stream: s.stream, Version: s.version, Ops: ops})
 }
 
 // resyncLocked replaces whatever is pending with one full-state frame.
@@ -293,7 +326,7 @@ func (s *Scheduler) resyncLocked() {
 	s.queue = nil
 	s.version++
 	st := s.r.snapshotLocked()
-	s.enqueue(Frame{Version: s.version, State: &st})
+	s.enqueue(Frame{Stream: s.stream, Version: s.version, State: &st})
 }
 
 func (s *Scheduler) enqueue(f Frame) {
@@ -302,7 +335,7 @@ func (s *Scheduler) enqueue(f Frame) {
 		// into one full state under this frame's version.
 		st := s.r.snapshotLocked()
 		s.queue = nil
-		f = Frame{Version: f.Version, State: &st}
+		f = Frame{Stream: s.stream, Version: f.Version, State: &st}
 	}
 	s.queue = append(s.queue, f)
 	s.signal()

@@ -315,8 +315,12 @@ type Child struct {
 // DisplayFrame is one display/state notification. Exactly one of Ops and
 // State is set: ops apply in order to the state of the previous frame; a
 // State frame replaces everything the client holds. Versions rise by one per
-// frame.
+// frame within a stream (docs/protocol.md, "Display streams").
 type DisplayFrame struct {
+	// Stream names the sequence the version counts in: new for each server
+	// process and each connection, kept across session switches. A client
+	// that sees another stream discards what it holds.
+	Stream  string        `json:"stream"`
 	Version int64         `json:"version"`
 	Ops     []Op          `json:"ops,omitempty"`
 	State   *DisplayState `json:"state,omitempty"`
@@ -324,6 +328,7 @@ type DisplayFrame struct {
 
 // DisplaySnapshot is the answer to display/snapshot.
 type DisplaySnapshot struct {
+	Stream  string       `json:"stream"` // as DisplayFrame.Stream
 	Version int64        `json:"version"`
 	State   DisplayState `json:"state"`
 }

@@ -54,6 +54,9 @@ type InitOptions struct {
 	// DisplayVersion is set by an attaching pi-lsp (over a session's
 	// socket): the display version its editor holds, which frames continue.
 	DisplayVersion int64 `json:"displayVersion,omitempty"`
+	// DisplayStream goes with DisplayVersion: the display stream the
+	// editor holds, which the frames continue.
+	DisplayStream string `json:"displayStream,omitempty"`
 }
 
 // InitializeResult is the result of initialize.

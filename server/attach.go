@@ -40,16 +40,16 @@ type attachState struct {
 	mu    sync.Mutex
 	hubs  map[*harness.Harness]*hub
 	links map[*rpc.Client]*link
-	after map[*rpc.Client]int64 // display versions a connection's next scheduler continues
+	after map[*rpc.Client]displayAt // display streams and versions a connection's next scheduler continues
 }
 
 func newAttachState() *attachState {
-	return &attachState{hubs: map[*harness.Harness]*hub{}, links: map[*rpc.Client]*link{}, after: map[*rpc.Client]int64{}}
+	return &attachState{hubs: map[*harness.Harness]*hub{}, links: map[*rpc.Client]*link{}, after: map[*rpc.Client]displayAt{}}
 }
 
-// takeDisplayAfter is the display version c's next scheduler continues
-// after (0: start at 1), once.
-func (a *agent) takeDisplayAfter(c *rpc.Client) int64 {
+// takeDisplayAfter is the display stream and version c's next scheduler
+// continues after (zero: the connection's own), once.
+func (a *agent) takeDisplayAfter(c *rpc.Client) displayAt {
 	a.att.mu.Lock()
 	defer a.att.mu.Unlock()
 	v := a.att.after[c]
@@ -57,12 +57,12 @@ func (a *agent) takeDisplayAfter(c *rpc.Client) int64 {
 	return v
 }
 
-func (a *agent) setDisplayAfter(c *rpc.Client, v int64) {
-	if v <= 0 {
+func (a *agent) setDisplayAfter(c *rpc.Client, at displayAt) {
+	if at.version <= 0 || at.stream == "" {
 		return
 	}
 	a.att.mu.Lock()
-	a.att.after[c] = v
+	a.att.after[c] = at
 	a.att.mu.Unlock()
 }
 

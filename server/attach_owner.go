@@ -86,7 +86,7 @@ func (a *agent) initShared(ctx context.Context, c *rpc.Client, p rpc.InitializeP
 	hb.socks[c] = sc
 	hb.mu.Unlock()
 	if opts, err := p.Options(); err == nil {
-		a.setDisplayAfter(c, opts.DisplayVersion)
+		a.setDisplayAfter(c, displayAt{stream: opts.DisplayStream, version: opts.DisplayVersion})
 	}
 	return a.connect(ctx, c, p, hb.h, true)
 }

@@ -46,7 +46,8 @@ type link struct {
 	owned     bool          // this process took the session over: the local handlers serve
 	failed    error         // the switch failed
 	closed    bool
-	version   int64 // the last display/state version forwarded to the editor
+	version   int64  // the last display/state version forwarded to the editor
+	stream    string // and its display stream
 }
 
 func (a *agent) proxyOf(c *rpc.Client) Proxy {
@@ -179,6 +180,10 @@ func (l *link) current(ctx context.Context) (*upstream, error) {
 func (a *agent) attachTo(ctx context.Context, c *rpc.Client, p rpc.InitializeParams, h *harness.Harness, path string) (l *link, owned bool, err error) {
 	deadline := time.Now().Add(attachWait)
 	l = &link{a: a, c: c, p: p, path: path}
+	// The editor's display continues: the owner's frames follow the local
+	// ones in the same stream.
+	at := a.takeDisplayAfter(c)
+	l.stream, l.version = at.stream, at.version
 	for {
 		u, err := dialOwner(ctx, l)
 		if err == nil {
@@ -305,7 +310,7 @@ func (a *agent) detachLocal(c *rpc.Client) {
 	if unsub != nil {
 		unsub()
 	}
-	detachDisplay(c)
+	a.setDisplayAfter(c, detachDisplay(c))
 	if at == nil {
 		return
 	}
@@ -337,8 +342,9 @@ func (a *agent) reconnectLocal(c *rpc.Client, h *harness.Harness) {
 	}
 }
 
-// detachDisplay stops the connection's display and event pushes.
-func detachDisplay(c *rpc.Client) { pushOf(c).Close() }
+// detachDisplay stops the connection's display and event pushes, and
+// returns the display stream and version the editor was sent last.
+func detachDisplay(c *rpc.Client) displayAt { return pushOf(c).retire() }
 
 // closeProxy ends c's link when c disconnects.
 func (a *agent) closeProxy(c *rpc.Client) {
@@ -395,7 +401,7 @@ func dialOwner(ctx context.Context, l *link) (*upstream, error) {
 	ip.InitializationOptions = nil
 	l.mu.Lock()
 	if l.version > 0 {
-		ip.InitializationOptions, _ = json.Marshal(rpc.InitOptions{DisplayVersion: l.version})
+		ip.InitializationOptions, _ = json.Marshal(rpc.InitOptions{DisplayVersion: l.version, DisplayStream: l.stream})
 	}
 	l.mu.Unlock()
 	ip.Capabilities.HarnessEvents = true // the link follows the owner's runs

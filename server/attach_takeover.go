@@ -112,7 +112,7 @@ func (l *link) becomeOwner(h *harness.Harness, hand *handoverParams, reason stri
 	delete(a.att.links, c)
 	a.att.mu.Unlock()
 	l.mu.Lock()
-	a.setDisplayAfter(c, l.version)
+	a.setDisplayAfter(c, displayAt{stream: l.stream, version: l.version})
 	l.mu.Unlock()
 	if err := a.connect(c.Context(), c, l.p, h, false); err != nil {
 		a.logWarn("taking the session over", err)

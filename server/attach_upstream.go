@@ -211,11 +211,12 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 // sent: the next owner's frames continue after it.
 func (l *link) sawVersion(params json.RawMessage) {
 	var f struct {
-		Version int64 `json:"version"`
+		Stream  string `json:"stream"`
+		Version int64  `json:"version"`
 	}
 	if json.Unmarshal(params, &f) == nil {
 		l.mu.Lock()
-		l.version = f.Version
+		l.version, l.stream = f.Version, f.Stream
 		l.mu.Unlock()
 	}
 }

@@ -45,6 +45,24 @@ type pushKey struct{}
 // pushOf is c's push state, made on first use.
 func pushOf(c *rpc.Client) *push { return c.LoadOrStore(pushKey{}, &push{}).(*push) }
 
+// retire stops the pushes and returns the display stream and version the
+// editor was sent last (the next scheduler of the connection, or of the
+// process it attaches to, continues after it).
+func (p *push) retire() displayAt {
+	p.mu.Lock()
+	sched, unsub := p.display, p.unsub
+	p.display, p.unsub = nil, nil
+	p.mu.Unlock()
+	var at displayAt
+	if sched != nil {
+		at = displayAt{stream: sched.Stream(), version: sched.Retire()}
+	}
+	if unsub != nil {
+		unsub()
+	}
+	return at
+}
+
 // Close stops the pushes (the connection ended).
 func (p *push) Close() {
 	p.mu.Lock()
@@ -63,15 +81,35 @@ func (p *push) Close() {
 // Reducer per harness, fed by harness.Attach with r.Apply) and pushes its
 // frames as display/state notifications once the client has the initialize
 // result: first the full state, then versioned ops. A later call replaces
-// the earlier scheduler. May be called from OnInitialize.
-func (p Pusher) AttachDisplay(c *rpc.Client, r *display.Reducer) { p.attachDisplay(c, r, 0) }
+// the earlier scheduler, continuing its stream and versions (a session
+// switch): every frame of the old one is older than the new one's first. May
+// be called from OnInitialize.
+func (p Pusher) AttachDisplay(c *rpc.Client, r *display.Reducer) { p.attachDisplay(c, r, displayAt{}) }
 
-// attachDisplay is AttachDisplay with versions continuing after after.
-func (p Pusher) attachDisplay(c *rpc.Client, r *display.Reducer, after int64) {
-	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: p.Clock, AfterVersion: after})
+// displayAt is where a connection's next scheduler continues: the stream
+// and version the editor holds from another process (attach), or zero.
+type displayAt struct {
+	stream  string
+	version int64
+}
+
+// attachDisplay is AttachDisplay continuing at (when set) rather than after
+// the connection's previous scheduler.
+func (p Pusher) attachDisplay(c *rpc.Client, r *display.Reducer, at displayAt) {
+	// Under ps.mu, so display/snapshot asks either the old scheduler before
+	// it retires or the new one.
 	ps := pushOf(c)
 	ps.mu.Lock()
 	old := ps.display
+	if old != nil && (at.stream == "" || at.version <= 0) {
+		// Retired before the next one exists: its frames and snapshots
+		// are all older than the next one's first frame.
+		at = displayAt{stream: old.Stream(), version: old.Retire()}
+	}
+	if at.stream == "" || at.version <= 0 {
+		at = displayAt{stream: display.NewStreamID()}
+	}
+	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: p.Clock, AfterVersion: at.version, Stream: at.stream})
 	ps.display = sched
 	ps.mu.Unlock()
 	if old != nil {
@@ -98,7 +136,7 @@ func (p Pusher) attachDisplay(c *rpc.Client, r *display.Reducer, after int64) {
 
 // DisplaySnapshot returns the client's display state under a new version
 // (display/snapshot); frames not yet sent are dropped, as the snapshot holds
-// them.
+// them. A scheduler replaced meanwhile is not asked: its successor is.
 func DisplaySnapshot(c *rpc.Client) (display.Snapshot, error) {
 	ps := pushOf(c)
 	ps.mu.Lock()
@@ -107,7 +145,19 @@ func DisplaySnapshot(c *rpc.Client) (display.Snapshot, error) {
 	if sched == nil {
 		return display.Snapshot{}, &rpc.Error{Code: rpc.CodeInternalError, Message: "no display state is attached to this connection"}
 	}
-	return sched.Snapshot(), nil
+	if snap, ok := sched.TrySnapshot(); ok {
+		return snap, nil
+	}
+	// Replaced meanwhile (a session switch): the successor answers.
+	ps.mu.Lock()
+	next := ps.display
+	ps.mu.Unlock()
+	if next != nil && next != sched {
+		if snap, ok := next.TrySnapshot(); ok {
+			return snap, nil
+		}
+	}
+	return display.Snapshot{}, &rpc.Error{Code: rpc.CodeInternalError, Message: "the display of this connection is closed"}
 }
 
 func snapshotHandler(_ context.Context, c *rpc.Client, _ json.RawMessage) (any, error) {

@@ -29,7 +29,7 @@ const builds = [
 
 if (withTests) {
   const entries = [];
-  for (const dir of ['unit', 'webview', 'integration', 'e2e']) {
+  for (const dir of ['unit', 'webview', 'integration', 'soak', 'e2e']) {
     for (const f of readdirSync(join('test', dir))) {
       if (f.endsWith('.test.ts')) entries.push(join('test', dir, f));
     }

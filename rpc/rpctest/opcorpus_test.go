@@ -34,10 +34,10 @@ func TestOpCorpusVersions(t *testing.T) {
 			if err := json.Unmarshal(b, &c); err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			d := &Display{Version: c.Version, doc: c.State}
+			d := &Display{Sync: Sync{Version: c.Version, Doc: c.State, Synced: true}}
 			for _, fr := range c.Frames {
 				d.apply(fr, len(fr))
-				if d.Stale {
+				if !d.Synced {
 					break
 				}
 			}
@@ -51,8 +51,8 @@ func TestOpCorpusVersions(t *testing.T) {
 			if got != c.Result {
 				t.Fatalf("%s: %s (%v), want %s", c.Description, got, d.Err, c.Result)
 			}
-			if got == "applied" && (d.Version != c.WantVersion || !reflect.DeepEqual(d.doc, c.WantState)) {
-				t.Fatalf("%s:\n got v%d %v\nwant v%d %v", c.Description, d.Version, d.doc, c.WantVersion, c.WantState)
+			if got == "applied" && (d.Version != c.WantVersion || !reflect.DeepEqual(d.Doc, c.WantState)) {
+				t.Fatalf("%s:\n got v%d %v\nwant v%d %v", c.Description, d.Version, d.Doc, c.WantVersion, c.WantState)
 			}
 		})
 	}

@@ -52,6 +52,7 @@ export class Agent implements vscode.Disposable {
   private client: PiClient | undefined;
   private starting: Promise<PiClient> | undefined;
   private resyncing: Promise<void> | undefined;
+  private resyncClient: PiClient | undefined;
   private readonly waiters = new Map<string, Waiter>();
   private restarts: number[] = [];
   private disposed = false;
@@ -149,7 +150,10 @@ export class Agent implements vscode.Disposable {
         showDocument: (p) => showDocument(p),
         elicit: (p, t) => elicit(p, t),
       },
-      onDisplay: (f) => this.onFrame(f),
+      // Frames of a client replaced meanwhile (a restart, a crash) are not this display's.
+      onDisplay: (f) => {
+        if (this.client === client) this.onFrame(f);
+      },
       onStderr: (d) => out.append(d),
       onLog: (m) => out.appendLine(`[${this.name}] ${m}`),
       onSkillsChanged: () => this.skillsEmitter.fire(),
@@ -233,26 +237,40 @@ export class Agent implements vscode.Disposable {
     }
   }
 
-  /** Replaces the display state with `display/snapshot`. */
+  /**
+   * Replaces the display state with `display/snapshot` (docs/protocol.md, "Display streams"): an
+   * answer that predates what is held is dropped, and asked again while still out of sync. A
+   * resync of a client replaced meanwhile does not stand in for this client's.
+   */
   resync(): Promise<void> {
-    if (!this.resyncing) {
-      this.resyncing = (async () => {
+    const c = this.client;
+    if (!this.resyncing || this.resyncClient !== c) {
+      this.resyncClient = c;
+      // eslint-disable-next-line prefer-const -- read in the body, which runs after the assignment
+      let p: Promise<void> | undefined;
+      p = (async () => {
+        await Promise.resolve(); // runs after `this.resyncing = p` below
         try {
-          const c = this.client;
-          if (!c?.running) return;
-          const snap = await c.request<DisplaySnapshot>('display/snapshot', {});
-          if (!this.display.synced || snap.version >= this.display.version) {
-            this.display.reset(snap.version, snap.state);
-            this.displayEmitter.fire({ kind: 'reset' });
+          for (let tries = 0; tries < 5; tries++) {
+            if (!c?.running || this.client !== c) return;
+            const asked = this.display.stream;
+            const snap = await c.request<DisplaySnapshot>('display/snapshot', {});
+            if (this.client !== c) return;
+            if (this.display.snapshot(snap, asked)) {
+              this.displayEmitter.fire({ kind: 'reset' });
+              return;
+            }
+            if (this.display.synced) return;
           }
         } catch (e) {
           this.host.output.appendLine(`[${this.name}] display/snapshot failed: ${e instanceof Error ? e.message : e}`);
         } finally {
-          this.resyncing = undefined;
+          if (this.resyncing === p) this.resyncing = undefined;
         }
       })();
+      this.resyncing = p;
     }
-    return this.resyncing;
+    return this.resyncing!;
   }
 
   // --- attach (issue 17) -----------------------------------------------------------------------

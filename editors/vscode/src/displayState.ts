@@ -1,6 +1,6 @@
 // Applying `display/state` frames (docs/protocol.md, "Display"). Used by both the extension host
 // (for the trees and the status bar) and the webview (for the chat); it has no dependencies.
-import type { DisplayFrame, DisplayOp, DisplayState, PathElem, WireOp } from './protocol';
+import type { DisplayFrame, DisplayOp, DisplaySnapshot, DisplayState, PathElem, WireOp } from './protocol';
 
 /** Thrown when an op does not fit the state it is applied to; the caller resyncs. */
 export class OpError extends Error {}
@@ -129,28 +129,63 @@ export type FrameResult =
   | { kind: 'gap'; reason: string };
 
 /**
- * DisplayModel holds one display state and its version. Frames are applied when their version
- * follows the current one; a gap (or an op that does not fit) leaves the model marked out of
- * sync until `reset` is called with a snapshot.
+ * DisplayModel holds one display state, the stream it came in and its version. The sync rules
+ * are docs/protocol.md's "Display streams" (the corpus in testdata/display-sync checks them):
+ * a frame of another stream discards what is held (a full state is taken as the truth, ops wait
+ * for a snapshot); within a stream frames at or below the held version are stale, full states
+ * too; ops must follow the held version by one. A gap (or an op that does not fit) leaves the
+ * model marked out of sync until a snapshot is taken with `snapshot`.
  */
 export class DisplayModel {
   version = 0;
+  /** The display stream of the held state ('' until the first frame, or from an old server). */
+  stream = '';
   state: DisplayState = {};
-  /** False until a full state arrived, and after a gap until the next snapshot. */
+  /** False until a full state arrived, and after a gap or a new stream until the next snapshot. */
   synced = false;
 
-  reset(version: number, state: DisplayState): void {
+  reset(version: number, state: DisplayState, stream?: string): void {
     this.version = version;
     this.state = state ?? {};
+    if (stream) this.stream = stream;
     this.synced = true;
   }
 
   apply(frame: DisplayFrame): FrameResult {
+    const fs = frame.stream ?? '';
+    if (this.stream && fs && fs !== this.stream) {
+      // A new stream (a restarted server, another owner): its versions are not comparable with
+      // the held ones. What is held is discarded; a full state is the truth.
+      this.stream = fs;
+      this.version = 0;
+      if (!frame.state) {
+        this.synced = false;
+        return { kind: 'gap', reason: `new display stream ${fs}` };
+      }
+    }
+    if (!this.stream) this.stream = fs;
+    if (frame.version <= this.version) return { kind: 'stale' };
     if (frame.state) {
       this.reset(frame.version, frame.state);
       return { kind: 'reset' };
     }
     return this.step(frame.version, () => (frame.ops ?? []).map(decodeOp));
+  }
+
+  /**
+   * Takes a display/snapshot answer to a request sent while the model held stream `asked`; false
+   * when it is dropped: of the held stream but older than a state in sync, or of another stream
+   * while the held stream changed since the request (the answer predates what is held).
+   */
+  snapshot(snap: DisplaySnapshot, asked: string): boolean {
+    const ss = snap.stream ?? '';
+    if (ss && this.stream && ss !== this.stream) {
+      if (this.stream !== asked) return false;
+    } else if (this.synced && snap.version < this.version) {
+      return false;
+    }
+    this.reset(snap.version, snap.state, ss);
+    return true;
   }
 
   /** Applies ops already decoded (the page gets them so from the extension) as frame `version`. */

@@ -266,8 +266,9 @@ export interface DisplayCapabilities {
 /** DisplayFrame is one display/state notification. Exactly one of Ops and
  * State is set: ops apply in order to the state of the previous frame; a
  * State frame replaces everything the client holds. Versions rise by one per
- * frame. */
+ * frame within a stream (docs/protocol.md, "Display streams"). */
 export interface DisplayFrame {
+  stream: string;
   version: number;
   ops?: Op[];
   state?: DisplayState | null;
@@ -290,6 +291,7 @@ export interface DisplaySession {
 
 /** DisplaySnapshot is the answer to display/snapshot. */
 export interface DisplaySnapshot {
+  stream: string;
   version: number;
   state: DisplayState;
 }
@@ -479,6 +481,7 @@ export interface InitOptions {
   session?: string;
   logLevel?: string;
   displayVersion?: number;
+  displayStream?: string;
 }
 
 /** InitializeParams are the params of initialize. */

@@ -32,6 +32,8 @@ export type DeepPartial<T> = T extends (infer U)[]
 
 /** One `display/state` notification: either a full state or ops on the previous version. */
 export interface DisplayFrame {
+  /** The display stream the version counts in (docs/protocol.md, "Display streams"); absent from old servers. */
+  stream?: gen.DisplayFrame['stream'];
   version: gen.DisplayFrame['version'];
   state?: DisplayState;
   /** Ops in their wire form, decoded (and checked) by `decodeOp`. */
@@ -39,6 +41,7 @@ export interface DisplayFrame {
 }
 
 export interface DisplaySnapshot {
+  stream?: gen.DisplaySnapshot['stream'];
   version: gen.DisplaySnapshot['version'];
   state: DisplayState;
 }

@@ -137,6 +137,8 @@ export class DisplayMirror extends EventEmitter {
     super();
     this.snapshot = snapshot;
     this.version = 0;
+    this.stream = ''; // the display stream of the held state
+    this.outOfSync = false; // a gap or a new stream: waiting for a snapshot
     this.state = null;
     this.frames = 0;
     this.gaps = 0;
@@ -164,27 +166,80 @@ export class DisplayMirror extends EventEmitter {
   }
 
   #fold(params) {
-    if (params.state !== undefined) {
-      this.state = params.state;
-      this.version = params.version;
-      return;
-    }
-    if (params.version <= this.version) return; // older than a snapshot already applied
-    if (this.state === null || params.version !== this.version + 1) {
+    const r = this.applyFrame(params);
+    if (r === 'gap') {
       this.gaps++;
       this.resync();
       this.stash.push(params);
-      return;
+    } else if (r === 'error') {
+      this.resync();
+    }
+  }
+
+  /**
+   * Folds one frame by the sync rules of docs/protocol.md "Display streams"
+   * (testdata/display-sync checks them) and returns what it did: 'reset',
+   * 'applied', 'stale', 'gap' (out of sync: ask display/snapshot) or 'error'.
+   */
+  applyFrame(params) {
+    const fs = params.stream ?? '';
+    if (this.stream && fs && fs !== this.stream) {
+      // A new stream: its versions do not compare with the held ones; what
+      // is held is discarded and a full state is the truth.
+      this.stream = fs;
+      this.version = 0;
+      if (params.state === undefined) {
+        this.outOfSync = true;
+        return 'gap';
+      }
+    }
+    if (!this.stream) this.stream = fs;
+    if (params.version <= this.version) return 'stale'; // older than what is held
+    if (params.state !== undefined) {
+      this.state = params.state;
+      this.version = params.version;
+      this.outOfSync = false;
+      return 'reset';
+    }
+    if (this.state === null || this.outOfSync || params.version !== this.version + 1) {
+      this.outOfSync = true;
+      return 'gap';
     }
     try {
       const ops = (params.ops ?? []).map(decodeOp);
       for (const op of ops) this.opCounts[op.op] = (this.opCounts[op.op] ?? 0) + 1;
       this.state = applyOps(this.state, ops);
       this.version = params.version;
+      return 'applied';
     } catch (err) {
       this.error ??= new Error(`display/state version ${params.version}: ${err.message}`);
-      this.resync();
+      this.outOfSync = true;
+      return 'error';
     }
+  }
+
+  /**
+   * Takes a display/snapshot answer to a request sent while the mirror held
+   * stream `asked`; false when dropped (older than a state in sync, or of
+   * another stream while the held stream changed since the request).
+   */
+  takeSnapshot(snap, asked) {
+    const ss = snap.stream ?? '';
+    if (ss && this.stream && ss !== this.stream) {
+      if (this.stream !== asked) return false;
+    } else if (!this.outOfSync && this.state !== null && snap.version < this.version) {
+      return false;
+    }
+    this.state = snap.state;
+    this.version = snap.version;
+    if (ss) this.stream = ss;
+    this.outOfSync = false;
+    return true;
+  }
+
+  /** Whether the mirror holds a state in sync with its stream. */
+  get synced() {
+    return this.state !== null && !this.outOfSync;
   }
 
   /** Replaces the copy with display/snapshot; returns when done. */
@@ -193,9 +248,11 @@ export class DisplayMirror extends EventEmitter {
     this.resyncs++;
     this.resyncing = (async () => {
       try {
-        const snap = await this.snapshot();
-        this.state = snap.state;
-        this.version = snap.version;
+        for (let tries = 0; tries < 5; tries++) {
+          const asked = this.stream;
+          const snap = await this.snapshot();
+          if (this.takeSnapshot(snap, asked) || this.synced) break;
+        }
       } catch (err) {
         this.error ??= new Error(`display/snapshot: ${err.message}`);
       }
@@ -217,7 +274,7 @@ export class DisplayMirror extends EventEmitter {
       const check = () => {
         let ok = false;
         try {
-          ok = this.state !== null && !this.resyncing && pred(this.state);
+          ok = this.synced && !this.resyncing && pred(this.state);
         } catch {
           ok = false;
         }

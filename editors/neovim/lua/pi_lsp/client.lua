@@ -296,18 +296,29 @@ function Client:notify(method, params)
 end
 
 --- Asks `display/snapshot` and replaces the store.
-function Client:resync()
-  if self.resyncing then
+--- An answer that predates what the store holds (docs/protocol.md, "Display streams") is
+--- dropped and asked again while still out of sync. A resync of a server replaced meanwhile
+--- does not stand in for this one's.
+function Client:resync(tries)
+  tries = tries or 0
+  if self.resyncing == self.rpc or tries > 4 then
     return
   end
-  self.resyncing = true
+  local rpc = self.rpc
+  self.resyncing = rpc
+  local store = self.store
+  local asked = store.stream
   self:request('display/snapshot', nil, function(err, result)
-    self.resyncing = false
-    if err or type(result) ~= 'table' then
+    if self.resyncing == rpc then
+      self.resyncing = nil
+    end
+    if err or type(result) ~= 'table' or self.rpc ~= rpc or self.store ~= store then
       return
     end
-    if self.store:reset(result) then
+    if store:reset(result, asked) then
       self:after_state()
+    elseif not store:synced() then
+      self:resync(tries + 1)
     end
   end)
 end

@@ -158,44 +158,72 @@ function M.decode_op(wire)
   return { op = kind, path = wire[2], value = wire[3] }
 end
 
---- A Store holds one DisplayState and its version.
+--- A Store holds one DisplayState, the display stream it came in and its version. The sync
+--- rules are docs/protocol.md's "Display streams" (testdata/display-sync checks them): a frame
+--- of another stream discards what is held (a full state is the truth, ops wait for a
+--- snapshot); within a stream a frame at or below the held version is stale, a full state too;
+--- ops must follow the held version by one.
 ---@class PiStore
 ---@field state table|nil
 ---@field version integer
+---@field stream string
+---@field out_of_sync boolean
 local Store = {}
 Store.__index = Store
 
 function M.new()
-  return setmetatable({ state = nil, version = 0 }, Store)
+  return setmetatable({ state = nil, version = 0, stream = '', out_of_sync = false }, Store)
 end
 
---- Applies a `display/state` notification. Returns 'ok', 'resync' (a gap or a bad op: the
---- caller must ask `display/snapshot`), or 'stale' (an old frame, ignored). With 'ok' of an
---- ops frame it also returns the set of top-level keys the ops touched (nil: anything may have
---- changed), so views can skip frames that do not concern them.
----@param frame table {version=, state=?|ops=?}
+--- Whether the store holds a state in sync with its stream.
+function Store:synced()
+  return self.state ~= nil and not self.out_of_sync
+end
+
+--- Applies a `display/state` notification. Returns 'ok', 'resync' (a gap, a new stream or a bad
+--- op: the caller must ask `display/snapshot`), or 'stale' (an old frame, ignored). With 'ok' of
+--- an ops frame it also returns the set of top-level keys the ops touched (nil: anything may
+--- have changed), so views can skip frames that do not concern them.
+---@param frame table {stream=, version=, state=?|ops=?}
 function Store:apply(frame)
   if type(frame) ~= 'table' or type(frame.version) ~= 'number' then
     return 'resync'
   end
-  if frame.state ~= nil then
-    self.state = frame.state
-    self.version = frame.version
-    return 'ok'
+  local fs = type(frame.stream) == 'string' and frame.stream or ''
+  if self.stream ~= '' and fs ~= '' and fs ~= self.stream then
+    -- A new stream (a restarted server, another owner): its versions do not compare with the
+    -- held ones.
+    self.stream = fs
+    self.version = 0
+    if frame.state == nil then
+      self.out_of_sync = true
+      return 'resync'
+    end
   end
-  if self.state == nil then
-    return 'resync'
+  if self.stream == '' then
+    self.stream = fs
   end
   if frame.version <= self.version then
     return 'stale'
   end
+  if frame.state ~= nil then
+    self.state = frame.state
+    self.version = frame.version
+    self.out_of_sync = false
+    return 'ok'
+  end
+  if self.state == nil or self.out_of_sync then
+    return 'resync'
+  end
   if frame.version ~= self.version + 1 then
+    self.out_of_sync = true
     return 'resync'
   end
   local touched = {}
   for _, wire in ipairs(frame.ops or {}) do
     local op = M.decode_op(wire)
     if not op or M.apply_op(self.state, op) then
+      self.out_of_sync = true
       return 'resync'
     end
     if touched then
@@ -214,19 +242,29 @@ function Store:apply(frame)
   return 'ok', touched
 end
 
---- Replaces the state with a `display/snapshot` result. A snapshot without a state, or older
---- than what the store already holds (a frame overtook the answer), is ignored. Returns
---- whether it was taken.
-function Store:reset(snapshot)
+--- Replaces the state with a `display/snapshot` result asked while the store held stream
+--- `asked`. A snapshot without a state is ignored, as is one of the held stream older than a
+--- state in sync (a frame overtook the answer), or one of another stream while the held stream
+--- changed since the request (it predates what is held). Returns whether it was taken.
+function Store:reset(snapshot, asked)
   if type(snapshot) ~= 'table' or type(snapshot.state) ~= 'table' then
     return false
   end
   local v = tonumber(snapshot.version) or 0
-  if self.state ~= nil and v < self.version then
+  local ss = type(snapshot.stream) == 'string' and snapshot.stream or ''
+  if ss ~= '' and self.stream ~= '' and ss ~= self.stream then
+    if asked ~= nil and self.stream ~= asked then
+      return false
+    end
+  elseif self:synced() and v < self.version then
     return false
   end
   self.state = snapshot.state
   self.version = v
+  if ss ~= '' then
+    self.stream = ss
+  end
+  self.out_of_sync = false
   return true
 end
 

@@ -136,8 +136,8 @@ describe('extension against pi-lsp', () => {
     const card = await promptWrite('hello.txt', 'hello world\n');
     assert.equal(card.req.toolName, 'write');
     view.receive({ type: 'approval', key: card.key, decision: 'approve' });
-    await waitFor('the file', () => fs.existsSync(path.join(ws.folder, 'hello.txt')));
-    assert.equal(fs.readFileSync(path.join(ws.folder, 'hello.txt'), 'utf8'), 'hello world\n');
+    const read = (p: string) => (fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : undefined);
+    await waitFor('the file to hold the text', () => read(path.join(ws.folder, 'hello.txt')) === 'hello world\n');
     await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'Handled hello.txt.');
     const tool = api.manager.current().display.state.items?.find((i) => i.id === card.req.toolCallId);
     assert.equal(tool?.status, 'done');
@@ -159,7 +159,8 @@ describe('extension against pi-lsp', () => {
     try {
       await llm.add({ toolCalls: [{ id: 'call_hidden', name: 'write', arguments: { path: 'hidden.txt', content: 'from a notification\n' } }] }, { text: 'Handled hidden.txt.' });
       view.receive({ type: 'send', text: 'write hidden.txt', behavior: 'steer' });
-      await waitFor('the file', () => fs.existsSync(path.join(ws.folder, 'hidden.txt')));
+      const hidden = path.join(ws.folder, 'hidden.txt');
+      await waitFor('the file to hold the text', () => fs.existsSync(hidden) && fs.readFileSync(hidden, 'utf8') === 'from a notification\n');
       const note = stub.control.messages.find((m) => m.message.includes('hidden.txt') || m.items.includes('Always this tool'));
       assert.ok(note, 'a notification was shown');
       // Short labels; a write has a preview, so Review (the diff editor) comes first.
@@ -405,6 +406,37 @@ describe('extension against pi-lsp', () => {
     await waitFor('the restart', () => agent.status === 'ready' && (agent as unknown as { client?: { pid?: number } }).client?.pid !== pid, 30000);
     await waitFor('the same session', () => agent.display.state.session?.path === sessionPath);
     assert.ok(stub.control.output.join('').includes('exited'), 'the exit is in the Output channel');
+  });
+
+  it('restarts on a piLsp.env change; the next prompt, its answer and its cost appear', async () => {
+    const agent = api.manager.current();
+    const pidOf = () => (agent as unknown as { client?: { pid?: number } }).client?.pid;
+    const pid = pidOf();
+    await waitFor('an idle display', () => idle(api));
+    const heldVersion = agent.display.version;
+    assert.ok(heldVersion > 1, `the display holds version ${heldVersion}`);
+    // A models.json with a price: the restarted server must show this prompt's cost.
+    const priced = JSON.parse(fs.readFileSync(llm.modelsJson, 'utf8')) as { providers: Record<string, { models: Array<Record<string, unknown>> }> };
+    for (const p of Object.values(priced.providers)) for (const m of p.models) m.cost = { input: 1000, output: 2000, cacheRead: 0, cacheWrite: 0 };
+    const pricedPath = path.join(ws.dir, 'models-priced.json');
+    fs.writeFileSync(pricedPath, JSON.stringify(priced));
+    const env = stub.control.config['piLsp.env'] as Record<string, string>;
+    stub.control.config['piLsp.env'] = { ...env, PI_LSP_MODELS: pricedPath };
+    stub.fireConfigChange('piLsp.env');
+    try {
+      await waitFor('the restart', () => agent.status === 'ready' && pidOf() !== undefined && pidOf() !== pid, 30000);
+      await llm.add({ text: 'Answered after the restart.' });
+      view.receive({ type: 'send', text: 'prompt after the restart', behavior: 'steer' });
+      await waitFor('the prompt and its answer in the display', () => {
+        const items = agent.display.state.items ?? [];
+        return idle(api) && items.some((i) => i.kind === 'user' && i.text === 'prompt after the restart') && lastAssistant(api) === 'Answered after the restart.';
+      });
+      await waitFor('the cost in the display', () => (agent.display.state.tokens?.cost?.total ?? 0) > 0);
+      await waitFor('the answer on the page', () => (view.mirror.items ?? []).some((i) => i.kind === 'assistant' && i.text === 'Answered after the restart.'));
+      await waitFor('the cost on the page', () => (view.mirror.tokens?.cost?.total ?? 0) > 0);
+    } finally {
+      stub.control.config['piLsp.env'] = env;
+    }
   });
 
   it('forks a new session before a user message', async () => {
