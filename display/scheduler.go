@@ -23,6 +23,10 @@ type SchedulerOptions struct {
 	Debounce time.Duration // flush once updates pause this long (250 ms)
 	Cap      time.Duration // flush at the latest this long after the first pending update (500 ms)
 	MaxQueue int           // frames waiting for a slow writer before they collapse into one full state (64)
+	// Hold, when set, holds back the end of each item's streamed text that
+	// could be the start of a secret (see holdOps), so that the egress,
+	// which masks each frame, never sees a secret split across two frames.
+	Hold Holder
 	// AfterVersion is the version the client already holds from another
 	// scheduler (a session handed over to a new owner): frame versions
 	// continue after it instead of starting at 1.
@@ -48,8 +52,10 @@ type Scheduler struct {
 	debounce time.Duration
 	cap      time.Duration
 	maxQueue int
+	hold     Holder
 
 	// Guarded by r.mu.
+	held        map[string]heldTail // the held tails of streamed strings, by path (hold.go)
 	version     int64
 	pending     []pendingOp
 	first, last time.Time // first and latest pending non-urgent change
@@ -78,6 +84,8 @@ func NewScheduler(r *Reducer, opts SchedulerOptions) *Scheduler {
 		cap:      opts.Cap,
 		maxQueue: opts.MaxQueue,
 		version:  opts.AfterVersion,
+		hold:     opts.Hold,
+		held:     map[string]heldTail{},
 		wake:     make(chan struct{}, 1),
 	}
 	if s.clock == nil {
@@ -137,6 +145,7 @@ func (s *Scheduler) Snapshot() Snapshot {
 	s.pending = s.pending[:0]
 	s.first = time.Time{}
 	s.queue = nil
+	s.dropHeld()
 	s.version++
 	return Snapshot{Version: s.version, State: s.r.snapshotLocked()}
 }
@@ -279,9 +288,13 @@ func (s *Scheduler) flushLocked() {
 		}
 	}
 	s.r.syncLive()
-	ops = mergeSets(foldPushes(ops, at, s.r.st.Items))
+	ops = foldPushes(ops, at, s.r.st.Items)
+	ops = mergeSets(s.holdOps(ops, at[:len(ops)]))
 	clear(s.pending)
 	s.pending = s.pending[:0]
+	if len(ops) == 0 {
+		return // all its text is held
+	}
 	s.version++
 	s.enqueue(Frame{Version: s.version, Ops: ops})
 }
@@ -291,6 +304,7 @@ func (s *Scheduler) resyncLocked() {
 	s.pending = s.pending[:0]
 	s.first = time.Time{}
 	s.queue = nil
+	s.dropHeld()
 	s.version++
 	st := s.r.snapshotLocked()
 	s.enqueue(Frame{Version: s.version, State: &st})
@@ -302,6 +316,7 @@ func (s *Scheduler) enqueue(f Frame) {
 		// into one full state under this frame's version.
 		st := s.r.snapshotLocked()
 		s.queue = nil
+		s.dropHeld()
 		f = Frame{Version: f.Version, State: &st}
 	}
 	s.queue = append(s.queue, f)
