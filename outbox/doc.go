@@ -11,15 +11,17 @@
 //   - Which streamed text waits. The end of a stream's text that could be
 //     the start of a secret (Holder.HoldLen) is held per stream — the
 //     subagent tool call(s) it runs under, the content index and the delta
-//     kind — and goes out only into its own stream: with that stream's
-//     next delta, or as a delta of its own just before the event that ends
-//     the stream (its message's end, its run's end, its subagent tool
-//     call's end). Another stream's events never release it.
+//     kind — and goes out only into its own stream: in that stream's next
+//     delta, or just before the event that ends the stream (its message's
+//     end, its run's end, its subagent tool call's end). Another stream's
+//     events never release it. The delta event whose text left the tail
+//     waits with it (carrying the text that was safe when it came), so
+//     every event is sent once.
 //
-// Ordering guarantee: events leave in the order they came, except that a
-// token delta's held tail travels with its own stream's next delta or end;
-// so text is in order within each stream, and no text waits longer than
-// its stream's next delta or end. The egress masks every message after
+// Ordering guarantee: every event is sent once; events are in order within
+// each stream (and non-delta events in the order they came); a delta event
+// waits at most until its stream's next delta or end, so other streams'
+// events may pass it. The egress masks every message after
 // this; the outbox only decides where text is cut, so that no secret is
 // ever split across two messages.
 package outbox

@@ -78,7 +78,8 @@ func (it Item) Payload() any {
 	return it.Params
 }
 
-// held is a stream's held-back tail and the event that carries it out.
+// held is a stream's held-back tail and the stream's last event, which
+// waits with it (its own text decided).
 type held struct {
 	ev   protocol.Event
 	tail string
@@ -127,31 +128,37 @@ func (o *Outbox) Event(ev protocol.Event) {
 	o.signal()
 }
 
-// delta queues a token delta of stream s. The caller holds mu.
+// delta takes a token delta of stream s. With a Holder, the stream's text
+// so far is cut where no secret can be split: the safe part goes out, the
+// tail waits. The event whose text left a tail waits too, in its stream:
+// it goes out (with the text decided when it came) just before the
+// stream's next delta, or at the stream's end carrying the tail, so every
+// event is sent once and in order within its stream. The caller holds mu.
 func (o *Outbox) delta(s Stream, ev protocol.Event, delta string) {
 	if o.hold != nil {
 		h := o.held[s]
 		text := delta
 		if h != nil {
 			text = h.tail + delta
+			delete(o.held, s)
+			o.queueDelta(s, h.ev) // the stream's previous event, with its text
 		}
 		n := o.hold.HoldLen(text)
-		switch {
-		case n == 0:
-			delete(o.held, s)
-		case h == nil:
+		if send := text[:len(text)-n]; send != delta {
+			ev = withDelta(ev, send)
+		}
+		if n > 0 {
 			o.held[s] = &held{ev: ev, tail: text[len(text)-n:]}
-		default:
-			h.ev, h.tail = ev, text[len(text)-n:]
-		}
-		if n == len(text) {
-			return // all held: it goes out with the stream's next delta or end
-		}
-		if text != delta || n > 0 {
-			ev = withDelta(ev, text[:len(text)-n])
-			delta = text[:len(text)-n]
+			return
 		}
 	}
+	o.queueDelta(s, ev)
+}
+
+// queueDelta queues a token delta of stream s, merging it into the
+// stream's queued delta once the client is MergeAt items behind. The
+// caller holds mu.
+func (o *Outbox) queueDelta(s Stream, ev protocol.Event) {
 	if len(o.items) >= o.mergeAt {
 		if i, ok := o.last[s]; ok {
 			it := &o.items[i]
@@ -159,7 +166,8 @@ func (o *Outbox) delta(s Stream, ev protocol.Event, delta string) {
 				_, first, _ := streamOf(it.Event)
 				it.merged = append([]byte(nil), first...)
 			}
-			it.merged = append(it.merged, delta...)
+			_, d, _ := streamOf(&ev)
+			it.merged = append(it.merged, d...)
 			it.seq = ev.Seq
 			return
 		}
@@ -186,8 +194,8 @@ func (o *Outbox) release(ev *protocol.Event) {
 	for _, s := range done {
 		h := o.held[s]
 		delete(o.held, s)
-		out := withDelta(h.ev, h.tail)
-		o.items = append(o.items, Item{Method: "harness/event", Event: &out, kind: Delta, stream: s})
+		_, sent, _ := streamOf(&h.ev)
+		o.queueDelta(s, withDelta(h.ev, sent+h.tail))
 	}
 }
 

@@ -90,9 +90,6 @@ func TestHoldSubagentDeltas(t *testing.T) {
 			if j[k] != line {
 				t.Fatalf("cut %d: stream %s joined %q", cut, k, j[k])
 			}
-			for i := range len(j[k]) {
-				_ = i
-			}
 		}
 		// Every delta that carries part of the secret carries all of it
 		// (so the egress masks it whole).
@@ -101,10 +98,17 @@ func TestHoldSubagentDeltas(t *testing.T) {
 				t.Fatalf("cut %d: %q", cut, d)
 			}
 		}
-		for i := 1; i < len(seqs); i++ {
-			if seqs[i] < seqs[i-1] && !(items[i].kind == Delta) {
-				t.Fatalf("cut %d: events out of order: %v", cut, seqs)
+		// Every event once; in order within each stream.
+		if len(seqs) != int(seq) {
+			t.Fatalf("cut %d: %d events sent, %d put: %v", cut, len(seqs), seq, seqs)
+		}
+		lastOf := map[Stream]uint64{}
+		for _, it := range items {
+			s, _, _ := streamOf(it.Event)
+			if it.Event.Seq < lastOf[s] {
+				t.Fatalf("cut %d: stream %v out of order: %v", cut, s, seqs)
 			}
+			lastOf[s] = it.Event.Seq
 		}
 		if o.Held() != 0 {
 			t.Fatalf("cut %d: %d streams still hold text after agent_end", cut, o.Held())
@@ -121,12 +125,12 @@ func TestHeldTailWaitsForItsOwnStream(t *testing.T) {
 	o.Event(protocol.Event{Type: protocol.EvToolStart, ToolCallID: "t", Seq: 3})
 	o.Event(subEnd("call_2", protocol.EvMessageEnd, 4))
 	items := takeAll(t, o)
-	if j := joined(items); j["call_1/"] != "key " || o.Held() != 1 {
-		t.Fatalf("call_1 sent %q, %d held", j["call_1/"], o.Held())
+	if j := joined(items); j["call_1/"] != "" || j["call_2/"] != "other" || len(items) != 3 || o.Held() != 1 {
+		t.Fatalf("sent %q, %d items, %d held", j, len(items), o.Held())
 	}
 	o.Event(subEnd("call_1", protocol.EvMessageEnd, 5))
 	items = takeAll(t, o)
-	if len(items) != 2 || items[0].Event.Child.Delta != "s3cr" || items[0].Event.Seq != 1 || items[1].Event.Child.Type != protocol.EvMessageEnd {
+	if len(items) != 2 || items[0].Event.Child.Delta != "key s3cr" || items[0].Event.Seq != 1 || items[1].Event.Child.Type != protocol.EvMessageEnd {
 		t.Fatalf("release: %+v", items)
 	}
 }
@@ -204,5 +208,80 @@ func TestCloseReturnsQueued(t *testing.T) {
 	}
 	if _, _, open := o.Take(context.Background()); open {
 		t.Fatal("open after close")
+	}
+}
+
+func update(seq uint64, kind string, delta string) protocol.Event {
+	return protocol.Event{Type: protocol.EvMessageUpdate, Seq: seq, DeltaKind: kind, Delta: delta}
+}
+
+// TestQueueIsBoundedForASlowEditor (was rpc's noteQueue test, the attach
+// proxy's queue): below the threshold every item is kept as it came; past
+// it, token deltas of the same stream merge (text and last seq kept),
+// other events are never merged or dropped, and display frames give way
+// to one snapshot.
+func TestQueueIsBoundedForASlowEditor(t *testing.T) {
+	const at = 8
+	o := New(Options{MergeAt: at})
+	for i := range at {
+		o.Event(update(uint64(i), "text", "a"))
+	}
+	o.Event(update(at, "text", "bc"))
+	o.Event(update(at+1, "text", "d"))
+	o.Event(update(at+2, "thinking", "t")) // another stream: not merged
+	o.Event(update(at+3, "thinking", "u"))
+	o.Event(protocol.Event{Type: protocol.EvAgentEnd, Seq: 99})
+	o.Event(update(at+4, "text", "e")) // after agent_end: not merged into it
+	o.Frame(5, "f5")
+	o.Frame(6, "f6")
+	o.Note("session/owner", map[string]any{"pid": 1})
+
+	items, resync, open := o.Take(context.Background())
+	if !open || !resync {
+		t.Fatalf("open %v resync %v, want both", open, resync)
+	}
+	var got []string
+	for _, it := range items {
+		if it.Event == nil {
+			got = append(got, it.Method)
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s:%d:%s:%s", it.Event.Type, it.Event.Seq, it.Event.DeltaKind, it.Event.Delta))
+	}
+	want := []string{}
+	for i := range at - 1 {
+		want = append(want, fmt.Sprintf("message_update:%d:text:a", i))
+	}
+	want = append(want,
+		fmt.Sprintf("message_update:%d:text:abcd", at+1), // the 8th delta with the two after it
+		fmt.Sprintf("message_update:%d:thinking:tu", at+3),
+		"agent_end:99::",
+		fmt.Sprintf("message_update:%d:text:e", at+4),
+		"session/owner")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("queued:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// The snapshot sent is version 10: older frames still arriving are
+	// dropped, newer ones kept.
+	o.Frame(9, "f9")
+	o.Snapshot(10)
+	o.Frame(10, "f10")
+	o.Frame(11, "f11")
+	items, resync, _ = o.Take(context.Background())
+	if resync || len(items) != 1 || items[0].Version != 11 {
+		t.Fatalf("after the snapshot: resync %v, %+v", resync, items)
+	}
+}
+
+// Below the threshold display frames pass as they are.
+func TestQueueKeepsFramesOfAFastEditor(t *testing.T) {
+	o := New(Options{})
+	for v := int64(1); v <= 3; v++ {
+		o.Frame(v, v)
+	}
+	items, resync, _ := o.Take(context.Background())
+	if resync || len(items) != 3 {
+		t.Fatalf("resync %v, %d items", resync, len(items))
 	}
 }

@@ -10,7 +10,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/outbox"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 // upstream is one connection from an attached process to the owner: the
@@ -23,7 +24,7 @@ type upstream struct {
 	st       *stream
 	conn     jsonrpc2.Conn
 	ownerPID int
-	out      *noteQueue
+	out      *outbox.Outbox // the editor connection's queue of the owner's notifications
 
 	ctx    context.Context // ends with the connection
 	cancel context.CancelFunc
@@ -45,7 +46,7 @@ func newUpstream(l *link, nc net.Conn, br *bufio.Reader, ownerPID int) *upstream
 	ctx, cancel := context.WithCancel(context.Background())
 	st := newStream(readCloser{br, nc}, nc, DefaultMaxFrame, noMask{}, l.c.srv.log, nil)
 	u := &upstream{l: l, nc: nc, st: st, ownerPID: ownerPID, ctx: ctx, cancel: cancel,
-		calls: map[string]context.CancelFunc{}, out: newNoteQueue(maxQueuedEvents)}
+		calls: map[string]context.CancelFunc{}, out: outbox.New(outbox.Options{})}
 	u.conn = jsonrpc2.NewConn(st, jsonrpc2.WithCodec(jsonCodec{}))
 	u.conn.Go(ctx, u.handle)
 	return u
@@ -60,20 +61,16 @@ func (u *upstream) start() {
 			return
 		}
 		for {
-			notes, resync, open := u.out.take(u.ctx, c.ctx)
+			items, resync, open := u.out.Take(c.ctx)
 			if resync && !u.resync() {
 				return
 			}
-			for _, n := range notes {
-				var params any
-				if len(n.params) > 0 {
-					params = n.params
-				}
-				if err := c.Notify(n.method, params); err != nil {
+			for _, it := range items {
+				if err := c.Notify(it.Method, it.Payload()); err != nil {
 					return
 				}
-				if n.method == "display/state" {
-					u.l.sawVersion(n.params)
+				if it.Kind() == outbox.Frame {
+					u.l.setVersion(it.Version)
 				}
 			}
 			if !open {
@@ -88,6 +85,7 @@ func (u *upstream) start() {
 		case <-u.ctx.Done():
 		}
 		u.cancel()
+		u.out.Close() // the editor still gets what the owner sent
 		u.mu.Lock()
 		closing := u.closing
 		u.mu.Unlock()
@@ -169,24 +167,38 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 				u.mu.Unlock()
 			}
 		case "harness/event":
-			var p struct {
-				Event struct {
-					Type harness.EventType `json:"type"`
-				} `json:"event"`
+			// The owner held the streamed text already: this side only
+			// queues it, typed, so that a slow editor merges deltas per
+			// stream.
+			var p protocol.EventParams
+			if json.Unmarshal(params, &p) != nil {
+				break
 			}
-			if json.Unmarshal(params, &p) == nil {
-				switch p.Event.Type {
-				case harness.EvAgentStart:
-					u.setRunning(true)
-				case harness.EvAgentEnd:
-					u.setRunning(false)
-				}
+			switch p.Event.Type {
+			case protocol.EvAgentStart:
+				u.setRunning(true)
+			case protocol.EvAgentEnd:
+				u.setRunning(false)
 			}
 			if u.l.c.Capabilities().HarnessEvents {
-				u.out.add(method, params)
+				if isDelta(&p.Event) {
+					u.out.Event(p.Event)
+				} else {
+					u.out.Note(method, params) // sent as the owner encoded it
+				}
 			}
+		case "display/state":
+			var f struct {
+				Version int64 `json:"version"`
+			}
+			_ = json.Unmarshal(params, &f)
+			u.out.Frame(f.Version, params)
 		default:
-			u.out.add(method, params)
+			var p any
+			if len(params) > 0 {
+				p = params
+			}
+			u.out.Note(method, p)
 		}
 		return nil, nil
 	}
@@ -209,17 +221,22 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	return res, nil
 }
 
-// sawVersion records the version of a display/state frame the editor was
+// setVersion records the version of a display/state frame the editor was
 // sent: the next owner's frames continue after it.
-func (l *link) sawVersion(params json.RawMessage) {
-	var f struct {
-		Version int64 `json:"version"`
+func (l *link) setVersion(v int64) {
+	l.mu.Lock()
+	l.version = v
+	l.mu.Unlock()
+}
+
+// isDelta reports whether ev is a token delta (a message_update, or a
+// subagent_event whose innermost child is one): the only events decoded
+// and re-encoded on their way to the editor.
+func isDelta(ev *protocol.Event) bool {
+	for ev.Type == protocol.EvSubagentEvent && ev.Child != nil {
+		ev = ev.Child
 	}
-	if json.Unmarshal(params, &f) == nil {
-		l.mu.Lock()
-		l.version = f.Version
-		l.mu.Unlock()
-	}
+	return ev.Type == protocol.EvMessageUpdate && ev.Message == nil
 }
 
 func (u *upstream) setRunning(v bool) {
@@ -238,17 +255,14 @@ func (u *upstream) resync() bool {
 		// The owner went away: the change of owner sends a full state.
 		return true
 	}
-	raw := res.(json.RawMessage)
-	var snap struct {
-		Version int64 `json:"version"`
-	}
-	if err := json.Unmarshal(raw, &snap); err != nil {
+	var snap protocol.DisplaySnapshot
+	if err := json.Unmarshal(res.(json.RawMessage), &snap); err != nil {
 		return true
 	}
-	u.out.setFloor(snap.Version)
-	if err := u.l.c.Notify("display/state", raw); err != nil {
+	u.out.Snapshot(snap.Version)
+	if err := u.l.c.Notify("display/state", res); err != nil {
 		return false
 	}
-	u.l.sawVersion(raw)
+	u.l.setVersion(snap.Version)
 	return true
 }

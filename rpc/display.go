@@ -3,11 +3,10 @@ package rpc
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
-	"github.com/pi-lsp/pi-lsp/protocol"
+	"github.com/pi-lsp/pi-lsp/outbox"
 )
 
 // EventSource is an ordered stream of harness events; *harness.Harness
@@ -16,10 +15,6 @@ import (
 type EventSource interface {
 	Subscribe(fn func(harness.Event)) (unsubscribe func())
 }
-
-// maxQueuedEvents is the harness/event backlog of a slow client past which
-// its token deltas are merged.
-const maxQueuedEvents = 4096
 
 // AttachDisplay gives the client its own display.Scheduler on r (one
 // Reducer per harness, fed by harness.Attach with r.Apply) and pushes its
@@ -30,7 +25,8 @@ func (c *Client) AttachDisplay(r *display.Reducer) { c.attachDisplay(r, 0) }
 
 // attachDisplay is AttachDisplay with versions continuing after after.
 func (c *Client) attachDisplay(r *display.Reducer, after int64) {
-	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: c.srv.opts.DisplayClock, AfterVersion: after})
+	hold, _ := c.srv.opts.Masker.(display.Holder) // the scheduler holds each item's unsafe tail
+	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: c.srv.opts.DisplayClock, AfterVersion: after, Hold: hold})
 	c.mu.Lock()
 	old := c.display
 	c.display = sched
@@ -77,17 +73,20 @@ func snapshotHandler(_ context.Context, c *Client, _ json.RawMessage) (any, erro
 // AttachEvents forwards every event of src as a harness/event notification
 // {"event": …}, in order, if the client declared capabilities.harnessEvents
 // (call it after initialize, e.g. from OnInitialize); otherwise it does
-// nothing. No event is dropped for a slow client: once it is more than 4096
-// events behind, a message_update is merged into the queued one before it
-// when both stream the same content (the merged event carries the seq of
-// its last delta); agent_end, errors and every other event are kept. A
-// later call replaces the earlier subscription.
+// nothing. The events wait in the connection's outbox (package outbox):
+// the end of a stream's text that could be the start of a secret waits
+// there, per stream, until its stream's next delta or end; no event is
+// dropped for a slow client, and once it is outbox.DefaultMergeAt items
+// behind a message_update merges into the queued delta of its own stream
+// (the merged event carries the seq of its last delta). A later call
+// replaces the earlier subscription.
 func (c *Client) AttachEvents(src EventSource) {
 	if !c.Capabilities().HarnessEvents {
 		return
 	}
-	q := newEventQueue(maxQueuedEvents)
-	unsub := src.Subscribe(q.add)
+	hold, _ := c.srv.opts.Masker.(outbox.Holder)
+	out := outbox.New(outbox.Options{Hold: hold})
+	unsub := src.Subscribe(func(ev harness.Event) { out.Event(toEvent(ev)) })
 	c.mu.Lock()
 	old := c.unsub
 	c.unsub = unsub
@@ -100,12 +99,12 @@ func (c *Client) AttachEvents(src EventSource) {
 			return
 		}
 		for {
-			evs, open := q.take(c.ctx)
+			items, _, open := out.Take(c.ctx)
 			if !open {
 				return
 			}
-			for _, ev := range evs {
-				if err := c.Notify("harness/event", protocol.EventParams{Event: toEvent(ev)}); err != nil {
+			for _, it := range items {
+				if err := c.Notify(it.Method, it.Payload()); err != nil {
 					return
 				}
 			}
@@ -113,69 +112,6 @@ func (c *Client) AttachEvents(src EventSource) {
 	})
 	if !ok {
 		unsub()
-	}
-}
-
-// eventQueue buffers events between the harness and a client's writer
-// without ever dropping one: past coalesceAt queued events, token deltas
-// (message_update of the same content as the event before) are merged.
-type eventQueue struct {
-	mu         sync.Mutex
-	evs        []harness.Event
-	tail       []byte // the merged delta of the last event, when merging
-	coalesceAt int
-	wake       chan struct{}
-}
-
-func newEventQueue(coalesceAt int) *eventQueue {
-	return &eventQueue{coalesceAt: coalesceAt, wake: make(chan struct{}, 1)}
-}
-
-func (q *eventQueue) add(ev harness.Event) {
-	q.mu.Lock()
-	n := len(q.evs)
-	if last := n - 1; n >= q.coalesceAt && ev.Type == harness.EvMessageUpdate && q.evs[last].Type == harness.EvMessageUpdate &&
-		q.evs[last].DeltaKind == ev.DeltaKind && q.evs[last].ContentIndex == ev.ContentIndex {
-		if q.tail == nil {
-			q.tail = append([]byte(nil), q.evs[last].Delta...)
-		}
-		q.tail = append(q.tail, ev.Delta...)
-		q.evs[last].Seq = ev.Seq
-	} else {
-		q.settle()
-		q.evs = append(q.evs, ev)
-	}
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-// settle writes the merged delta into the last event. The caller holds mu.
-func (q *eventQueue) settle() {
-	if q.tail != nil {
-		q.evs[len(q.evs)-1].Delta = string(q.tail)
-		q.tail = nil
-	}
-}
-
-// take waits for events and returns them all; open is false when ctx ends.
-func (q *eventQueue) take(ctx context.Context) (evs []harness.Event, open bool) {
-	for {
-		q.mu.Lock()
-		q.settle()
-		evs = q.evs
-		q.evs = nil
-		q.mu.Unlock()
-		if len(evs) > 0 {
-			return evs, true
-		}
-		select {
-		case <-q.wake:
-		case <-ctx.Done():
-			return nil, false
-		}
 	}
 }
 

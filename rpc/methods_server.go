@@ -13,6 +13,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/outbox"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -214,20 +215,21 @@ func (a *agent) connect(ctx context.Context, c *Client, p InitializeParams, h *h
 // order without blocking the harness, and without dropping any: a $/progress
 // end always follows its begin.
 type progressForwarder struct {
-	q *eventQueue
+	q *outbox.Outbox
 }
 
 func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
-	p := &progressForwarder{q: newEventQueue(math.MaxInt)}
+	p := &progressForwarder{q: outbox.New(outbox.Options{MergeAt: math.MaxInt})}
 	go func() {
 		n := 0
 		token := ""
 		for {
-			evs, open := p.q.take(ctx)
+			items, _, open := p.q.Take(ctx)
 			if !open {
 				return
 			}
-			for _, ev := range evs {
+			for _, it := range items {
+				ev, _ := it.Params.(harness.Event)
 				switch ev.Type {
 				case harness.EvCompactionStart:
 					n++
@@ -256,7 +258,8 @@ func newProgressForwarder(ctx context.Context, c *Client) *progressForwarder {
 	return p
 }
 
-func (p *progressForwarder) add(ev harness.Event) { p.q.add(ev) }
+// add queues ev; nothing merges (every item is a Keep).
+func (p *progressForwarder) add(ev harness.Event) { p.q.Note(string(ev.Type), ev) }
 
 // clientUI asks the client through server→client requests, when it
 // declared it can answer them.
