@@ -47,6 +47,18 @@ func (s *Scheduler) holdOps(ops []Op, at []int) []Op {
 			}
 		}
 		switch {
+		case o.Op == OpAppend && s.whole[pathKey(o.Path)] != nil:
+			// The client got this string's unsafe end in a full state: it
+			// is sent again whole (less its new tail), never joined to it.
+			idx, field := s.whole[pathKey(o.Path)].idx, s.whole[pathKey(o.Path)].field
+			delete(s.whole, pathKey(o.Path))
+			delete(s.held, pathKey(o.Path))
+			if idx < len(s.r.st.Items) {
+				o.Op, o.Value = OpSet, s.holdText(o.Path, itemString(&s.r.st.Items[idx], field))
+				out = append(out, o)
+				continue
+			}
+			fallthrough
 		case o.Op == OpAppend:
 			str, _ := o.Value.(string)
 			if send := s.holdText(o.Path, str); send != "" {
@@ -84,8 +96,43 @@ func (s *Scheduler) holdText(p []any, text string) string {
 }
 
 // dropHeld forgets what is held: a full state (snapshot, resync) sends the
-// text whole. The caller holds r.mu.
-func (s *Scheduler) dropHeld() { clear(s.held) }
+// text whole. The streamed item's strings that end in text that could be
+// the start of a secret are marked: their next append is sent as a set of
+// the whole string, so that the client never joins the end it got in the
+// state to the rest of a secret. The caller holds r.mu.
+func (s *Scheduler) dropHeld() {
+	clear(s.held)
+	clear(s.whole)
+	l := s.r.live
+	if s.hold == nil || l == nil || l.idx >= len(s.r.st.Items) {
+		return
+	}
+	for _, f := range []struct {
+		field string
+		text  []byte
+	}{{"text", l.text}, {"thinking", l.thinking}} {
+		if len(f.text) > 0 && s.hold.HoldLen(string(f.text)) > 0 {
+			s.whole[pathKey(path("items", l.idx, f.field))] = &wholeString{idx: l.idx, field: f.field}
+		}
+	}
+}
+
+// wholeString is a streamed item string to send whole at its next append.
+type wholeString struct {
+	idx   int
+	field string
+}
+
+// itemString is an item's streamed string by its field name.
+func itemString(it *Item, field string) string {
+	switch field {
+	case "text":
+		return it.Text
+	case "thinking":
+		return it.Thinking
+	}
+	return it.Output
+}
 
 // pathKey is a map key for a path of strings and ints.
 func pathKey(p []any) string {

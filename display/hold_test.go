@@ -102,25 +102,41 @@ func TestSchedulerHoldsSecretSplitAcrossFrames(t *testing.T) {
 	}
 }
 
-// TestSchedulerSnapshotDropsHeld: a snapshot carries the whole text, so
-// what was held is not sent again after it.
-func TestSchedulerSnapshotDropsHeld(t *testing.T) {
-	red := tools.NewRedactor([]string{"MY_SERVICE_API_KEY=s3cr3t-value-4711"})
-	r := display.NewReducer(display.ReducerOptions{})
-	c := &maskedClient{t: t, r: red, s: display.NewScheduler(r, display.SchedulerOptions{Clock: newFake(), Hold: red})}
-	c.drain()
-	r.Apply(harness.Event{Type: harness.EvMessageStart, Message: assistantMsg("")})
-	r.Apply(delta("text", "one two s3cr"))
-	c.s.Flush()
-	c.drain()
-	snap := c.s.Snapshot()
-	raw, _ := json.Marshal(snap.State)
-	c.doc = decode(t, raw)
-	r.Apply(delta("text", "3t"))
-	r.Apply(harness.Event{Type: harness.EvMessageEnd, Message: assistantMsg("one two s3cr3t")})
-	c.s.Flush()
-	c.drain()
-	if got := c.text(0, "text"); got != "one two s3cr3t" {
-		t.Fatalf("text after a snapshot %q", got)
+// TestSchedulerSnapshotMidSecret: a snapshot (or a slow client's full
+// state) taken while a secret is half streamed carries the whole text so
+// far; the held text is not sent again, and the string's next change is
+// sent whole (a set), so the client never joins the half it holds to the
+// rest: no applied state holds the secret.
+func TestSchedulerSnapshotMidSecret(t *testing.T) {
+	const secret = "s3cr3t-value-4711"
+	red := tools.NewRedactor([]string{"MY_SERVICE_API_KEY=" + secret})
+	line := "one two " + secret + " end"
+	for cut := len("one two "); cut < len(line)-len(" end"); cut++ {
+		r := display.NewReducer(display.ReducerOptions{})
+		c := &maskedClient{t: t, r: red, s: display.NewScheduler(r, display.SchedulerOptions{Clock: newFake(), Hold: red})}
+		c.drain()
+		r.Apply(harness.Event{Type: harness.EvMessageStart, Message: assistantMsg("")})
+		r.Apply(delta("text", line[:cut]))
+		c.s.Flush()
+		c.drain()
+		snap := c.s.Snapshot()
+		raw, _ := json.Marshal(snap.State)
+		safe, _ := red.RedactJSON(raw, nil)
+		c.doc = decode(t, safe)
+		if got := c.text(0, "text"); got != line[:cut] {
+			t.Fatalf("cut %d: snapshot text %q", cut, got)
+		}
+		r.Apply(delta("text", line[cut:]))
+		c.s.Flush()
+		c.drain()
+		if got := c.text(0, "text"); strings.Contains(got, secret) || !strings.HasPrefix(red.Redact(line), got) {
+			t.Fatalf("cut %d: applied text %q\n%s", cut, got, strings.Join(c.frames, "\n"))
+		}
+		r.Apply(harness.Event{Type: harness.EvMessageEnd, Message: assistantMsg(line)})
+		c.s.Flush()
+		c.drain()
+		if got := c.text(0, "text"); got != red.Redact(line) {
+			t.Fatalf("cut %d: final text %q", cut, got)
+		}
 	}
 }

@@ -55,7 +55,8 @@ type Scheduler struct {
 	hold     Holder
 
 	// Guarded by r.mu.
-	held        map[string]heldTail // the held tails of streamed strings, by path (hold.go)
+	held        map[string]heldTail     // the held tails of streamed strings, by path (hold.go)
+	whole       map[string]*wholeString // strings to send whole at their next append (hold.go)
 	version     int64
 	pending     []pendingOp
 	first, last time.Time // first and latest pending non-urgent change
@@ -86,6 +87,7 @@ func NewScheduler(r *Reducer, opts SchedulerOptions) *Scheduler {
 		version:  opts.AfterVersion,
 		hold:     opts.Hold,
 		held:     map[string]heldTail{},
+		whole:    map[string]*wholeString{},
 		wake:     make(chan struct{}, 1),
 	}
 	if s.clock == nil {
