@@ -67,10 +67,15 @@ func (s *Scheduler) holdOps(ops []Op, at []int) []Op {
 			}
 			continue
 		case o.Op == OpPush && at[i] >= 0:
-			if it, ok := o.Value.(Item); ok {
-				it.Text = s.holdText(path("items", at[i], "text"), it.Text)
-				it.Thinking = s.holdText(path("items", at[i], "thinking"), it.Thinking)
-				it.Output = s.holdText(path("items", at[i], "output"), it.Output)
+			// Only an item still streaming: a finished one (its end
+			// folded into the push too) goes out whole.
+			if it, ok := o.Value.(Item); ok && (it.Streaming || it.Status == ToolRunning) {
+				if it.Streaming {
+					it.Text = s.holdText(path("items", at[i], "text"), it.Text)
+					it.Thinking = s.holdText(path("items", at[i], "thinking"), it.Thinking)
+				} else {
+					it.Output = s.holdText(path("items", at[i], "output"), it.Output)
+				}
 				o.Value = it
 			}
 		}

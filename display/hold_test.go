@@ -140,3 +140,21 @@ func TestSchedulerSnapshotMidSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestSchedulerFinishedPushGoesWhole: an answer that starts and ends in
+// one frame (its end folded into its push) is sent whole: nothing would
+// ever release a tail held from it.
+func TestSchedulerFinishedPushGoesWhole(t *testing.T) {
+	red := tools.NewRedactor(nil)
+	r := display.NewReducer(display.ReducerOptions{})
+	c := &maskedClient{t: t, r: red, s: display.NewScheduler(r, display.SchedulerOptions{Clock: newFake(), Hold: red})}
+	c.drain()
+	r.Apply(harness.Event{Type: harness.EvMessageStart, Message: assistantMsg("")})
+	r.Apply(delta("text", "exec answered"))
+	r.Apply(harness.Event{Type: harness.EvMessageEnd, Message: assistantMsg("exec answered")})
+	c.s.Flush()
+	c.drain()
+	if got := c.text(0, "text"); got != "exec answered" {
+		t.Fatalf("text %q\n%s", got, strings.Join(c.frames, "\n"))
+	}
+}
