@@ -57,8 +57,16 @@ func (c *chunkBuf) take() (kind, text string) {
 }
 
 // release ends every stream (the message ended): it returns their held
-// tails, thinking first, in the order a message streams them.
+// tails with what is buffered (one chunk per stream), thinking first, in
+// the order a message streams them.
 func (c *chunkBuf) release() (out [][2]string) {
+	if c.buf.Len() > 0 {
+		if c.held == nil {
+			c.held = map[string]string{}
+		}
+		c.held[c.kind] += c.buf.String()
+		c.buf.Reset()
+	}
 	for _, k := range []string{"thinking", "text"} {
 		if t, ok := c.held[k]; ok {
 			out = append(out, [2]string{k, t})

@@ -305,8 +305,9 @@ func (s *sess) sendChunk(kind, text string) {
 // endChunks sends what is coalesced and the held tails: the message's
 // streams ended.
 func (s *sess) endChunks() {
+	ended := s.chunks.release()
 	s.flush()
-	for _, kt := range s.chunks.release() {
+	for _, kt := range ended {
 		s.sendChunk(kt[0], kt[1])
 	}
 }
