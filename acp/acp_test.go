@@ -234,3 +234,18 @@ func TestEgressMasksDecodedValues(t *testing.T) {
 		t.Fatalf("a broken notification must not be sent: err %v, wrote %q", err, out.String())
 	}
 }
+
+// chunkHead is the part of a chunk line the tests read.
+type chunkHead struct {
+	Method string `json:"method"`
+	Params struct {
+		SessionID string `json:"sessionId"`
+		Update    struct {
+			SessionUpdate string `json:"sessionUpdate"`
+			Content       struct {
+				Type string  `json:"type"`
+				Text *string `json:"text"`
+			} `json:"content"`
+		} `json:"update"`
+	} `json:"params"`
+}

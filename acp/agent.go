@@ -61,6 +61,7 @@ type agent struct {
 	conn *sdk.AgentSideConnection
 	ctx  context.Context // ends when the connection does
 	wire *wireOrder
+	hold holder // the egress's redactor: each session's chunk buffer holds unsafe tails by it
 
 	mu       sync.Mutex
 	caps     sdk.ClientCapabilities
@@ -100,6 +101,7 @@ func Serve(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	defer cancel()
 	a := &agent{opts: o, log: o.Logger, ctx: cctx, wire: newWireOrder(), sessions: map[sdk.SessionId]*sess{}, announced: map[string]chan struct{}{}}
 	eg.written = a.written
+	a.hold = eg.redact
 	a.conn = sdk.NewAgentSideConnection(a, eg, pr)
 	a.conn.SetLogger(o.Logger)
 	// Input starts flowing only now: handlers read a.conn.

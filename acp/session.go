@@ -38,8 +38,7 @@ type sess struct {
 	prompts []*pending // the head is the running turn
 
 	// Worker-only state.
-	buf        strings.Builder
-	bufKind    string    // "text" | "thinking"
+	chunks     chunkBuf  // streamed text and thinking, coalesced, unsafe tails held (chunks.go)
 	first      time.Time // the first and last text waiting in buf
 	last       time.Time
 	toolFirst  time.Time // the first and last tool output waiting in toolOut
@@ -99,6 +98,7 @@ func (a *agent) newSess(cwd string, mcp []sdk.McpServer) (*sess, error) {
 // attach registers the session under id and starts its worker.
 func (s *sess) attach(id sdk.SessionId) {
 	s.id = id
+	s.chunks.hold = s.a.hold
 	s.co = coalescer{debounce: s.a.opts.Debounce, cap: s.a.opts.Cap, maxLatency: s.a.opts.MaxLatency,
 		worth: int(float64(chunkEnvelope(id)) * s.a.opts.Worth)}
 	ctx, cancel := context.WithCancel(s.a.ctx)
@@ -251,7 +251,7 @@ func (s *sess) deadline() (time.Time, bool) {
 	var d time.Time
 	ok := false
 	if !s.first.IsZero() {
-		d, ok = s.co.due(s.buf.Len(), s.first, s.last), true
+		d, ok = s.co.due(s.chunks.len(), s.first, s.last), true
 	}
 	if !s.toolFirst.IsZero() {
 		t := s.toolLast.Add(s.a.opts.Debounce)
@@ -274,14 +274,8 @@ func (s *sess) send(u sdk.SessionUpdate) {
 // flush sends the coalesced text and tool output.
 func (s *sess) flush() {
 	s.first, s.toolFirst = time.Time{}, time.Time{}
-	if s.buf.Len() > 0 {
-		text := s.buf.String()
-		s.buf.Reset()
-		if s.bufKind == "thinking" {
-			s.send(sdk.UpdateAgentThoughtText(text))
-		} else {
-			s.send(sdk.UpdateAgentMessageText(text))
-		}
+	if kind, text := s.chunks.take(); text != "" {
+		s.sendChunk(kind, text)
 	}
 	for _, id := range s.toolOrder {
 		out, ok := s.toolOut[id]
@@ -297,6 +291,25 @@ func (s *sess) flush() {
 		s.send(sdk.UpdateToolCall(sdk.ToolCallId(id), opts...))
 	}
 	s.toolOrder = s.toolOrder[:0]
+}
+
+// sendChunk sends streamed text of kind ("text" or "thinking").
+func (s *sess) sendChunk(kind, text string) {
+	if kind == "thinking" {
+		s.send(sdk.UpdateAgentThoughtText(text))
+	} else {
+		s.send(sdk.UpdateAgentMessageText(text))
+	}
+}
+
+// endChunks sends what is coalesced and the held tails: the message's
+// streams ended.
+func (s *sess) endChunks() {
+	ended := s.chunks.release()
+	s.flush()
+	for _, kt := range ended {
+		s.sendChunk(kt[0], kt[1])
+	}
 }
 
 // batch notes coalesced text.
@@ -324,12 +337,13 @@ func (s *sess) handle(ev harness.Event) {
 		if ev.DeltaKind != "text" && ev.DeltaKind != "thinking" {
 			return
 		}
-		if s.bufKind != ev.DeltaKind && s.buf.Len() > 0 {
-			s.flush()
+		if s.chunks.kind != ev.DeltaKind && s.chunks.len() > 0 {
+			s.flush() // the other stream's text goes first; its held tail stays
 		}
-		s.bufKind = ev.DeltaKind
-		s.buf.WriteString(ev.Delta)
+		s.chunks.add(ev.DeltaKind, ev.Delta)
 		s.batch()
+	case harness.EvMessageEnd:
+		s.endChunks()
 	case harness.EvToolStart:
 		s.flush()
 		t := describeTool(ev.ToolName, ev.Args, s.cwd)
@@ -387,7 +401,7 @@ func (s *sess) handle(ev harness.Event) {
 	case harness.EvError:
 		s.lastErr = ev.Error
 	case harness.EvAgentEnd:
-		s.flush()
+		s.endChunks()
 		if ev.Tokens != nil {
 			s.tokensNow = ev.Tokens
 		}
@@ -485,8 +499,18 @@ func (s *sess) handleChild(ref *harness.SubagentRef, ev harness.Event) {
 			s.toolOrder = append(s.toolOrder, ref.ToolCallID)
 		}
 		s.childText[ref.ToolCallID] += ev.Delta
-		s.toolOut[ref.ToolCallID] = s.childText[ref.ToolCallID]
+		// The subagent's text so far less its unsafe tail: the rest shows
+		// with its next text or at its message's end.
+		s.toolOut[ref.ToolCallID] = safeText(s.a.hold, s.childText[ref.ToolCallID])
 		s.batchTool()
+	case harness.EvMessageEnd:
+		if text, ok := s.childText[ref.ToolCallID]; ok {
+			if _, queued := s.toolOut[ref.ToolCallID]; !queued {
+				s.toolOrder = append(s.toolOrder, ref.ToolCallID)
+			}
+			s.toolOut[ref.ToolCallID] = text
+			s.batchTool()
+		}
 	case harness.EvToolStart:
 		s.flush()
 		t := describeTool(ev.ToolName, ev.Args, s.cwd)

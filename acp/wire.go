@@ -19,9 +19,10 @@ const maxLine = 10 << 20
 // egress is the one writer every outgoing line goes through: it masks
 // secrets in the decoded JSON string values of each line, as the native
 // wire's egress does (tools.Redactor.RedactJSON; fs/write_text_file's
-// content excepted: that is the user's file), holds back the tail of
-// streamed chunk text that could be the start of a secret (stream.go), and
-// serializes writes of the SDK with the adapter's own error replies.
+// content excepted: that is the user's file), and serializes writes of the
+// SDK with the adapter's own error replies. Streamed text arrives already
+// cut where no secret is split (each session's chunk buffer holds unsafe
+// tails, chunks.go), so masking each line whole is enough.
 //
 // A line that cannot be masked is never written as it is: a response is
 // replaced by an error response with its id, a request or notification is
@@ -30,7 +31,6 @@ type egress struct {
 	mu     sync.Mutex
 	w      io.Writer
 	redact *tools.Redactor
-	tails  *chunkTails // streamed text held back, per session and kind; under mu
 	// written, when set, sees each line after it went out.
 	written func(line []byte)
 }
@@ -39,7 +39,7 @@ type egress struct {
 var errEgress = errors.New("acp: an outgoing message could not be masked; it was not sent")
 
 func newEgress(w io.Writer, r *tools.Redactor) *egress {
-	return &egress{w: w, redact: r, tails: newChunkTails(r)}
+	return &egress{w: w, redact: r}
 }
 
 // Write takes one complete line (the SDK writes a message and its newline
@@ -68,8 +68,8 @@ func (e *egress) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// mask returns the lines to write for line: line with its secrets masked,
-// preceded by any held-back chunk text that line decides. It fails
+// mask returns the lines to write for line: line with its secrets masked
+// (one line; the error response that replaces it, when it is not JSON). It fails
 // (errEgress, with at most an error response to write) when line is not
 // JSON, which the SDK never writes: a bug then costs a message, never a
 // secret.
@@ -82,15 +82,11 @@ func (e *egress) mask(line []byte) ([][]byte, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", errEgress, tools.ErrNotJSON)
 	}
-	lines := e.tails.hold(body)
-	for i, l := range lines {
-		safe, err := e.redact.RedactJSON(l, tools.ExemptParams(l, "fs/write_text_file", true, "content"))
-		if err != nil { // valid by construction
-			return nil, fmt.Errorf("%w: %w", errEgress, err)
-		}
-		lines[i] = append(safe[:len(safe):len(safe)], '\n')
+	safe, err := e.redact.RedactJSON(body, tools.ExemptParams(body, "fs/write_text_file", true, "content"))
+	if err != nil { // valid by construction
+		return nil, fmt.Errorf("%w: %w", errEgress, err)
 	}
-	return lines, nil
+	return [][]byte{append(safe[:len(safe):len(safe)], '\n')}, nil
 }
 
 // errorLine is a JSON-RPC error response with a null id (or id).

@@ -27,8 +27,9 @@ func foldPushes(ops []Op, at []int, items []Item) []Op {
 		return ops
 	}
 	kept := ops[:0]
-	for _, o := range ops {
+	for i, o := range ops {
 		if o.Op != "" {
+			at[len(kept)] = at[i]
 			kept = append(kept, o)
 		}
 	}

@@ -23,6 +23,10 @@ type SchedulerOptions struct {
 	Debounce time.Duration // flush once updates pause this long (250 ms)
 	Cap      time.Duration // flush at the latest this long after the first pending update (500 ms)
 	MaxQueue int           // frames waiting for a slow writer before they collapse into one full state (64)
+	// Hold, when set, holds back the end of each item's streamed text that
+	// could be the start of a secret (see holdOps), so that the egress,
+	// which masks each frame, never sees a secret split across two frames.
+	Hold Holder
 	// AfterVersion is the version the client already holds from another
 	// scheduler (a session handed over to a new owner): frame versions
 	// continue after it instead of starting at 1.
@@ -52,8 +56,11 @@ type Scheduler struct {
 	cap      time.Duration
 	maxQueue int
 	stream   string
+	hold     Holder
 
 	// Guarded by r.mu.
+	held        map[string]heldTail     // the held tails of streamed strings, by path (hold.go)
+	whole       map[string]*wholeString // strings to send whole at their next append (hold.go)
 	version     int64
 	pending     []pendingOp
 	first, last time.Time // first and latest pending non-urgent change
@@ -83,6 +90,9 @@ func NewScheduler(r *Reducer, opts SchedulerOptions) *Scheduler {
 		maxQueue: opts.MaxQueue,
 		version:  opts.AfterVersion,
 		stream:   opts.Stream,
+		hold:     opts.Hold,
+		held:     map[string]heldTail{},
+		whole:    map[string]*wholeString{},
 		wake:     make(chan struct{}, 1),
 	}
 	if s.clock == nil {
@@ -146,6 +156,7 @@ func (s *Scheduler) snapshotLocked() Snapshot {
 	s.pending = s.pending[:0]
 	s.first = time.Time{}
 	s.queue = nil
+	s.dropHeld()
 	s.version++
 	return Snapshot{Stream: s.stream, Version: s.version, State: s.r.snapshotLocked()}
 }
@@ -312,9 +323,13 @@ func (s *Scheduler) flushLocked() {
 		}
 	}
 	s.r.syncLive()
-	ops = mergeSets(foldPushes(ops, at, s.r.st.Items))
+	ops = foldPushes(ops, at, s.r.st.Items)
+	ops = mergeSets(s.holdOps(ops, at[:len(ops)]))
 	clear(s.pending)
 	s.pending = s.pending[:0]
+	if len(ops) == 0 {
+		return // all its text is held
+	}
 	s.version++
 	s.enqueue(Frame{Stream: s.stream, Version: s.version, Ops: ops})
 }
@@ -324,6 +339,7 @@ func (s *Scheduler) resyncLocked() {
 	s.pending = s.pending[:0]
 	s.first = time.Time{}
 	s.queue = nil
+	s.dropHeld()
 	s.version++
 	st := s.r.snapshotLocked()
 	s.enqueue(Frame{Stream: s.stream, Version: s.version, State: &st})
@@ -335,6 +351,7 @@ func (s *Scheduler) enqueue(f Frame) {
 		// into one full state under this frame's version.
 		st := s.r.snapshotLocked()
 		s.queue = nil
+		s.dropHeld()
 		f = Frame{Stream: s.stream, Version: f.Version, State: &st}
 	}
 	s.queue = append(s.queue, f)

@@ -67,6 +67,11 @@ func (s *Server) Logger() *slog.Logger { return s.log }
 // MaxFrame is the largest message body the server accepts.
 func (s *Server) MaxFrame() int { return s.opts.MaxFrame }
 
+// Masker is the server's egress masker (never nil after NewServer): an
+// upper layer that holds streamed text back asks it what could start a
+// secret.
+func (s *Server) Masker() Masker { return s.opts.Masker }
+
 // IDValue is a JSON-RPC id as a JSON value (a number or a string).
 func IDValue(id jsonrpc2.ID) any { return idValue(id) }
 

@@ -21,7 +21,6 @@ import (
 type stream struct {
 	in     *frameReader
 	mask   Masker
-	hold   *holder    // streamed text held back; under wmu
 	wmu    sync.Mutex // one frame at a time
 	wbuf   []byte     // header and body of the frame being written, under wmu
 	r      io.Reader
@@ -41,7 +40,6 @@ func newStream(r io.Reader, w io.Writer, maxFrame int, mask Masker, log *slog.Lo
 	return &stream{
 		in:     newFrameReader(r, maxFrame),
 		mask:   mask,
-		hold:   newHolder(mask),
 		r:      r,
 		w:      w,
 		onBad:  onBad,
@@ -91,42 +89,32 @@ func (s *stream) end(err error) {
 	})
 }
 
-// Write masks msg (egress) and frames it with an LSP header in one write;
-// a failed write marks the stream broken. A message egress refuses is not
-// written and does not break the stream.
+// Write is encode → mask (egress) → frame: one LSP-framed write. Streamed
+// text arrives already cut where no secret is split (the display
+// scheduler and the outbox hold unsafe tails, per item and per stream), so
+// masking each message whole is enough. A failed write marks the stream
+// broken; a message egress refuses is not written and does not break the
+// stream.
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	var n int
-	bodies, err := s.hold.apply(msg)
+	body, err := egress(s.mask, msg)
 	if err != nil {
-		s.log.Error("outgoing message dropped", "err", fmt.Errorf("%w: %w", errEgress, err))
+		// Not sent. An error here would make the connection treat its
+		// writer as broken, so the message is dropped and logged instead.
+		s.log.Error("outgoing message dropped", "err", err)
 		return 0, nil
 	}
-	for _, b := range bodies {
-		body, eerr := egressBody(s.mask, b)
-		if eerr != nil {
-			// Not sent. An error here would make the connection treat its
-			// writer as broken, so the message is dropped and logged instead.
-			s.log.Error("outgoing message dropped", "err", eerr)
-			continue
-		}
-		s.wbuf = append(s.wbuf[:0], "Content-Length: "...)
-		s.wbuf = strconv.AppendInt(s.wbuf, int64(len(body)), 10)
-		s.wbuf = append(s.wbuf, "\r\n\r\n"...)
-		s.wbuf = append(s.wbuf, body...)
-		var wn int
-		wn, err = s.w.Write(s.wbuf)
-		n += wn
-		if len(s.wbuf) > 1<<20 {
-			s.wbuf = nil // do not keep a large frame's buffer
-		}
-		if err != nil {
-			break
-		}
+	s.wbuf = append(s.wbuf[:0], "Content-Length: "...)
+	s.wbuf = strconv.AppendInt(s.wbuf, int64(len(body)), 10)
+	s.wbuf = append(s.wbuf, "\r\n\r\n"...)
+	s.wbuf = append(s.wbuf, body...)
+	n, err := s.w.Write(s.wbuf)
+	if len(s.wbuf) > 1<<20 {
+		s.wbuf = nil // do not keep a large frame's buffer
 	}
 	if err != nil && ctx.Err() == nil {
 		s.bonce.Do(func() { close(s.broken) })

@@ -11,7 +11,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/pi-lsp/pi-lsp/attach"
-	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/outbox"
+	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
 )
 
@@ -25,7 +26,7 @@ type upstream struct {
 	st       rpc.Stream
 	conn     jsonrpc2.Conn
 	ownerPID int
-	out      *noteQueue
+	out      *outbox.Outbox // the editor connection's queue of the owner's notifications
 
 	ctx    context.Context // ends with the connection
 	cancel context.CancelFunc
@@ -43,7 +44,7 @@ func newUpstream(l *link, nc net.Conn, br *bufio.Reader, ownerPID int) *upstream
 	// masks what it sends.
 	st := rpc.NewStream(attach.ReadCloser{Reader: br, C: nc}, nc, rpc.DefaultMaxFrame, nil, l.c.Server().Logger())
 	u := &upstream{l: l, nc: nc, st: st, ownerPID: ownerPID, ctx: ctx, cancel: cancel,
-		calls: map[string]context.CancelFunc{}, out: newNoteQueue(maxQueuedEvents)}
+		calls: map[string]context.CancelFunc{}, out: outbox.New(outbox.Options{})}
 	u.conn = jsonrpc2.NewConn(st, rpc.Codec())
 	u.conn.Go(ctx, u.handle)
 	return u
@@ -58,20 +59,16 @@ func (u *upstream) start() {
 			return
 		}
 		for {
-			notes, resync, open := u.out.take(u.ctx, c.Context())
+			items, resync, open := u.out.Take(c.Context())
 			if resync && !u.resync() {
 				return
 			}
-			for _, n := range notes {
-				var params any
-				if len(n.params) > 0 {
-					params = n.params
-				}
-				if err := c.Notify(n.method, params); err != nil {
+			for _, it := range items {
+				if err := c.Notify(it.Method, it.Payload()); err != nil {
 					return
 				}
-				if n.method == "display/state" {
-					u.l.sawVersion(n.params)
+				if it.Kind() == outbox.Frame {
+					u.l.setVersion(it.Version)
 				}
 			}
 			if !open {
@@ -86,6 +83,7 @@ func (u *upstream) start() {
 		case <-u.ctx.Done():
 		}
 		u.cancel()
+		u.out.Close() // the editor still gets what the owner sent
 		u.mu.Lock()
 		closing := u.closing
 		u.mu.Unlock()
@@ -167,24 +165,40 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 				u.mu.Unlock()
 			}
 		case "harness/event":
-			var p struct {
-				Event struct {
-					Type harness.EventType `json:"type"`
-				} `json:"event"`
+			// The owner held the streamed text already: this side only
+			// queues it, typed, so that a slow editor merges deltas per
+			// stream.
+			var p protocol.EventParams
+			if json.Unmarshal(params, &p) != nil {
+				break
 			}
-			if json.Unmarshal(params, &p) == nil {
-				switch p.Event.Type {
-				case harness.EvAgentStart:
-					u.setRunning(true)
-				case harness.EvAgentEnd:
-					u.setRunning(false)
-				}
+			switch p.Event.Type {
+			case protocol.EvAgentStart:
+				u.setRunning(true)
+			case protocol.EvAgentEnd:
+				u.setRunning(false)
 			}
 			if u.l.c.Capabilities().HarnessEvents {
-				u.out.add(method, params)
+				if isDelta(&p.Event) {
+					u.out.Event(p.Event)
+				} else {
+					u.out.Note(method, params) // sent as the owner encoded it
+				}
 			}
+		case "display/state":
+			var f struct {
+				Stream  string `json:"stream"`
+				Version int64  `json:"version"`
+			}
+			_ = json.Unmarshal(params, &f)
+			u.l.setStream(f.Stream)
+			u.out.Frame(f.Version, params)
 		default:
-			u.out.add(method, params)
+			var p any
+			if len(params) > 0 {
+				p = params
+			}
+			u.out.Note(method, p)
 		}
 		return nil, nil
 	}
@@ -207,18 +221,33 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	return res, nil
 }
 
-// sawVersion records the version of a display/state frame the editor was
+// setVersion records the version of a display/state frame the editor was
 // sent: the next owner's frames continue after it.
-func (l *link) sawVersion(params json.RawMessage) {
-	var f struct {
-		Stream  string `json:"stream"`
-		Version int64  `json:"version"`
+func (l *link) setVersion(v int64) {
+	l.mu.Lock()
+	l.version = v
+	l.mu.Unlock()
+}
+
+// setStream records the display stream of the owner's frames: the next
+// owner's frames continue in it.
+func (l *link) setStream(s string) {
+	if s == "" {
+		return
 	}
-	if json.Unmarshal(params, &f) == nil {
-		l.mu.Lock()
-		l.version, l.stream = f.Version, f.Stream
-		l.mu.Unlock()
+	l.mu.Lock()
+	l.stream = s
+	l.mu.Unlock()
+}
+
+// isDelta reports whether ev is a token delta (a message_update, or a
+// subagent_event whose innermost child is one): the only events decoded
+// and re-encoded on their way to the editor.
+func isDelta(ev *protocol.Event) bool {
+	for ev.Type == protocol.EvSubagentEvent && ev.Child != nil {
+		ev = ev.Child
 	}
+	return ev.Type == protocol.EvMessageUpdate && ev.Message == nil
 }
 
 func (u *upstream) setRunning(v bool) {
@@ -237,17 +266,15 @@ func (u *upstream) resync() bool {
 		// The owner went away: the change of owner sends a full state.
 		return true
 	}
-	raw := res.(json.RawMessage)
-	var snap struct {
-		Version int64 `json:"version"`
-	}
-	if err := json.Unmarshal(raw, &snap); err != nil {
+	var snap protocol.DisplaySnapshot
+	if err := json.Unmarshal(res.(json.RawMessage), &snap); err != nil {
 		return true
 	}
-	u.out.setFloor(snap.Version)
-	if err := u.l.c.Notify("display/state", raw); err != nil {
+	u.l.setStream(snap.Stream)
+	u.out.Snapshot(snap.Version)
+	if err := u.l.c.Notify("display/state", res); err != nil {
 		return false
 	}
-	u.l.sawVersion(raw)
+	u.l.setVersion(snap.Version)
 	return true
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/outbox"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
 )
@@ -17,10 +18,6 @@ import (
 type EventSource interface {
 	Subscribe(fn func(harness.Event)) (unsubscribe func())
 }
-
-// maxQueuedEvents is the harness/event backlog of a slow client past which
-// its token deltas are merged.
-const maxQueuedEvents = 4096
 
 // Pusher pushes display/state frames and harness/event notifications to
 // clients. Each connection's display scheduler and event subscription live
@@ -109,7 +106,8 @@ func (p Pusher) attachDisplay(c *rpc.Client, r *display.Reducer, at displayAt) {
 	if at.stream == "" || at.version <= 0 {
 		at = displayAt{stream: display.NewStreamID()}
 	}
-	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: p.Clock, AfterVersion: at.version, Stream: at.stream})
+	hold, _ := c.Server().Masker().(display.Holder) // the scheduler holds each item's unsafe tail
+	sched := display.NewScheduler(r, display.SchedulerOptions{Clock: p.Clock, AfterVersion: at.version, Stream: at.stream, Hold: hold})
 	ps.display = sched
 	ps.mu.Unlock()
 	if old != nil {
@@ -167,17 +165,21 @@ func snapshotHandler(_ context.Context, c *rpc.Client, _ json.RawMessage) (any, 
 // AttachEvents forwards every event of src as a harness/event notification
 // {"event": …}, in order, if the client declared capabilities.harnessEvents
 // (call it after initialize, e.g. from OnInitialize); otherwise it does
-// nothing. No event is dropped for a slow client: once it is more than 4096
-// events behind, a message_update is merged into the queued one before it
-// when both stream the same content (the merged event carries the seq of
-// its last delta); agent_end, errors and every other event are kept. A
-// later call replaces the earlier subscription.
+// nothing. The events wait in the connection's outbox (package outbox):
+// the end of a stream's text that could be the start of a secret waits
+// there, per stream, until its stream's next delta or end; no event is
+// dropped for a slow client, and once it is outbox.DefaultMergeAt items
+// behind a message_update merges into the queued delta of its own stream
+// (the merged event carries the seq of its last delta), and a job's output
+// into the queued output of the same job. A later call replaces the
+// earlier subscription.
 func AttachEvents(c *rpc.Client, src EventSource) {
 	if !c.Capabilities().HarnessEvents {
 		return
 	}
-	q := newEventQueue(maxQueuedEvents)
-	unsub := src.Subscribe(q.add)
+	hold, _ := c.Server().Masker().(outbox.Holder)
+	out := outbox.New(outbox.Options{Hold: hold})
+	unsub := src.Subscribe(func(ev harness.Event) { queueEvent(out, ev) })
 	ps := pushOf(c)
 	ps.mu.Lock()
 	old := ps.unsub
@@ -191,12 +193,12 @@ func AttachEvents(c *rpc.Client, src EventSource) {
 			return
 		}
 		for {
-			evs, open := q.take(c.Context())
+			items, _, open := out.Take(c.Context())
 			if !open {
 				return
 			}
-			for _, ev := range evs {
-				if err := c.Notify("harness/event", protocol.EventParams{Event: toEvent(ev)}); err != nil {
+			for _, it := range items {
+				if err := c.Notify(it.Method, it.Payload()); err != nil {
 					return
 				}
 			}
@@ -207,76 +209,21 @@ func AttachEvents(c *rpc.Client, src EventSource) {
 	}
 }
 
-// eventQueue buffers events between the harness and a client's writer
-// without ever dropping one: past coalesceAt queued events, token deltas
-// (message_update of the same content as the event before) are merged.
-type eventQueue struct {
-	mu         sync.Mutex
-	evs        []harness.Event
-	tail       []byte // the merged delta of the last event, when merging
-	coalesceAt int
-	wake       chan struct{}
-}
-
-func newEventQueue(coalesceAt int) *eventQueue {
-	return &eventQueue{coalesceAt: coalesceAt, wake: make(chan struct{}, 1)}
-}
-
-func (q *eventQueue) add(ev harness.Event) {
-	q.mu.Lock()
-	n := len(q.evs)
-	if last := n - 1; n >= q.coalesceAt && ev.Type == harness.EvMessageUpdate && q.evs[last].Type == harness.EvMessageUpdate &&
-		q.evs[last].DeltaKind == ev.DeltaKind && q.evs[last].ContentIndex == ev.ContentIndex {
-		if q.tail == nil {
-			q.tail = append([]byte(nil), q.evs[last].Delta...)
-		}
-		q.tail = append(q.tail, ev.Delta...)
-		q.evs[last].Seq = ev.Seq
-	} else if n > 0 && n >= q.coalesceAt && sameJobOutput(q.evs[last], ev) {
-		// Job output merges like token deltas (methods_jobs.go).
-		if q.tail == nil {
-			q.tail = append([]byte(nil), q.evs[last].Output...)
-		}
-		q.tail = append(q.tail, ev.Output...)
-		q.evs[last].Seq = ev.Seq
-	} else {
-		q.settle()
-		q.evs = append(q.evs, ev)
+// queueEvent puts ev in out: a job's output as the job kind (merged per
+// job for a slow client), everything else as an event.
+func queueEvent(out *outbox.Outbox, ev harness.Event) {
+	pe := toEvent(ev)
+	if ev.Type != harness.EvJobOutput || ev.Job == nil {
+		out.Event(pe)
+		return
 	}
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
-
-// settle writes the merged delta into the last event. The caller holds mu.
-func (q *eventQueue) settle() {
-	if q.tail != nil {
-		if last := &q.evs[len(q.evs)-1]; last.Type == harness.EvJobOutput {
-			last.Output = string(q.tail)
-		} else {
-			last.Delta = string(q.tail)
+	out.Job("harness/event", ev.Job.ID, protocol.EventParams{Event: pe}, func(prev any) any {
+		p, ok := prev.(protocol.EventParams)
+		if !ok {
+			return prev
 		}
-		q.tail = nil
-	}
-}
-
-// take waits for events and returns them all; open is false when ctx ends.
-func (q *eventQueue) take(ctx context.Context) (evs []harness.Event, open bool) {
-	for {
-		q.mu.Lock()
-		q.settle()
-		evs = q.evs
-		q.evs = nil
-		q.mu.Unlock()
-		if len(evs) > 0 {
-			return evs, true
-		}
-		select {
-		case <-q.wake:
-		case <-ctx.Done():
-			return nil, false
-		}
-	}
+		p.Event.Output += pe.Output
+		p.Event.Seq = pe.Seq
+		return p
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/outbox"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -216,20 +217,21 @@ func (a *agent) connect(ctx context.Context, c *rpc.Client, p rpc.InitializePara
 // order without blocking the harness, and without dropping any: a $/progress
 // end always follows its begin.
 type progressForwarder struct {
-	q *eventQueue
+	q *outbox.Outbox
 }
 
 func newProgressForwarder(ctx context.Context, c *rpc.Client) *progressForwarder {
-	p := &progressForwarder{q: newEventQueue(math.MaxInt)}
+	p := &progressForwarder{q: outbox.New(outbox.Options{MergeAt: math.MaxInt})}
 	go func() {
 		n := 0
 		token := ""
 		for {
-			evs, open := p.q.take(ctx)
+			items, _, open := p.q.Take(ctx)
 			if !open {
 				return
 			}
-			for _, ev := range evs {
+			for _, it := range items {
+				ev, _ := it.Params.(harness.Event)
 				switch ev.Type {
 				case harness.EvCompactionStart:
 					n++
@@ -258,7 +260,8 @@ func newProgressForwarder(ctx context.Context, c *rpc.Client) *progressForwarder
 	return p
 }
 
-func (p *progressForwarder) add(ev harness.Event) { p.q.add(ev) }
+// add queues ev; nothing merges (every item is a Keep).
+func (p *progressForwarder) add(ev harness.Event) { p.q.Note(string(ev.Type), ev) }
 
 // clientUI asks the client through server→client requests, when it
 // declared it can answer them.

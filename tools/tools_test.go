@@ -15,7 +15,6 @@ func TestBuiltins(t *testing.T) {
 		"ask_user": CategoryOther, "submit_plan": CategoryOther,
 		"task_write": CategoryOther, "task_update": CategoryOther, "task_complete": CategoryOther, "task_check": CategoryOther,
 		"subagent": CategoryOther, "diagnostics": CategoryRead, "lsp": CategoryRead,
-		"subagent":   CategoryOther,
 		"job_output": CategoryRead, "job_kill": CategoryExecute,
 	}
 	ts := Builtins()
