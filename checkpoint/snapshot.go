@@ -74,7 +74,6 @@ type walker struct {
 	subdirs *[]string
 }
 
-
 // root walks the workspace: the root's files here, its folders on up to
 // GOMAXPROCS goroutines (a checkpoint is bound by stat and read calls), each
 // with its own copy of the ignore patterns, merged at the end.
