@@ -74,6 +74,8 @@ type Config struct {
 	MemoryIdle map[string]time.Duration
 	// Subagents configure the subagent tool (cap, model aliases).
 	Subagents SubagentSettings
+	// Checkpoints configure the workspace checkpoints (checkpoints.go).
+	Checkpoints CheckpointSettings
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -133,6 +135,7 @@ type Harness struct {
 	startedSessions map[string]bool // sessions whose session_start hooks ran
 	mem             memoryHolder    // observational memory (memory.go)
 	sa              subagentState   // subagents: see subagent.go
+	ck              checkpointState // workspace checkpoints: see checkpoints.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one

@@ -35,7 +35,11 @@ func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
 func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Message) {
 	x := &host{h: h}
 	var endReason string
-	defer func() { h.owner.finish(endReason, x.planApproved.Load()) }()
+	var startCheckpoint string
+	defer func() {
+		h.checkpointRunEnd(ctx, startCheckpoint)
+		h.owner.finish(endReason, x.planApproved.Load())
+	}()
 
 	start := &AgentStart{Prompt: prompts, Extra: h.runSessionStartHooks(ctx)}
 	for _, fn := range snapshot(&h.hooks.mu, h.hooks.beforeAgentStart) {
@@ -62,6 +66,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			return
 		}
 	}
+	startCheckpoint = h.checkpointRunStart(ctx)
 	overflowRetried := false
 	for {
 		h.emit(Event{Type: EvTurnStart})

@@ -69,20 +69,8 @@ func (a *agent) register(s *Server) {
 		}
 		return protocol.SessionItemsResult{Sessions: listItems(list, p.IncludeEmpty, h.SessionInfo().ID)}, err
 	}))
-	s.Register("session/fork", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		EntryID string `json:"entryId"`
-		At      bool   `json:"at"`
-	}) (any, error) {
-		if p.EntryID == "" {
-			return nil, ErrInvalidParams(`"entryId" is required`)
-		}
-		info, text, err := h.Fork(ctx, p.EntryID, p.At)
-		return sessionResult{SessionID: info.ID, Path: info.Path, EditorText: text}, err
-	}))
-	s.Register("session/clone", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		info, err := h.Clone(ctx)
-		return sessionResult{SessionID: info.ID, Path: info.Path}, err
-	}))
+	s.Register("session/fork", handle(a, a.fork))   // methods_rewind.go
+	s.Register("session/clone", handle(a, a.clone)) // methods_rewind.go
 	s.Register("session/entries", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		IDs    []string `json:"ids"`
 		FromID string   `json:"fromId"`
@@ -90,17 +78,7 @@ func (a *agent) register(s *Server) {
 	}) (any, error) {
 		return entries(h, p.IDs, p.FromID, p.Limit)
 	}))
-	s.Register("session/navigate", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
-		TargetID           string `json:"targetId"`
-		Summarize          bool   `json:"summarize"`
-		CustomInstructions string `json:"customInstructions"`
-		Label              string `json:"label"`
-	}) (any, error) {
-		if p.TargetID == "" {
-			return nil, ErrInvalidParams(`"targetId" is required`)
-		}
-		return wrapResult(toNavigateResult)(h.Navigate(ctx, p.TargetID, harness.NavigateOptions{Summarize: p.Summarize, CustomInstructions: p.CustomInstructions, Label: p.Label}))
-	}))
+	s.Register("session/navigate", handle(a, a.navigate)) // methods_rewind.go
 	s.Register("session/setName", handle(a, func(ctx context.Context, h *harness.Harness, p struct {
 		Name *string `json:"name"`
 	}) (any, error) {
@@ -132,6 +110,7 @@ func (a *agent) register(s *Server) {
 	a.registerMCP(s)
 	a.registerHistory(s)
 	a.registerMemory(s)
+	a.registerRewind(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

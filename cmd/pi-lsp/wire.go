@@ -161,6 +161,10 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 	if err != nil {
 		return nil, err
 	}
+	checkpoints, err := checkpointSettings(settingsPath())
+	if err != nil {
+		return nil, err
+	}
 	local := env.NewLocal(abs)
 	local.SandboxHelper = sandboxHelper() // pi-lsp __sandbox-exec
 	var e env.Env = local
@@ -188,6 +192,7 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Memory:          mem,
 		MemoryIdle:      idle,
 		Subagents:       subagents,
+		Checkpoints:     checkpoints,
 		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
 		Environ:      append(os.Environ(), c.auth(log).Secrets()...),
 		Logger:       log,
