@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pi-lsp/pi-lsp/checkpoint"
+	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
@@ -236,4 +237,30 @@ func (h *Harness) precheck(ctx context.Context, entryID string) error {
 		return &BusyError{Phase: p}
 	}
 	return h.checkRestorable(ctx, s, entryID)
+}
+
+// Turn is a user message on the current branch, for choosing where to
+// rewind (ACP's /rewind, Neovim's :PiRewind).
+type Turn struct {
+	ID   string
+	Text string
+}
+
+// Turns returns the user messages of the current branch, oldest first.
+func (h *Harness) Turns() ([]Turn, error) {
+	s := h.currentSession()
+	if s == nil {
+		return nil, ErrNoSession
+	}
+	branch, err := s.Branch("")
+	if err != nil {
+		return nil, err
+	}
+	var out []Turn
+	for _, e := range branch {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == llm.RoleUser {
+			out = append(out, Turn{ID: e.ID, Text: e.Message.Text()})
+		}
+	}
+	return out, nil
 }
