@@ -85,6 +85,24 @@ func BenchmarkCheckpoint(b *testing.B) {
 		}
 		b.ReportMetric(float64(s.Hashes()-before)/float64(n), "hashes/op")
 	})
+	b.Run("stat-floor", func(b *testing.B) {
+		// The floor under "unchanged": a bare walk that lstats every file
+		// (what any change detection without a file watcher must do).
+		for b.Loop() {
+			n := 0
+			_ = filepath.WalkDir(root, func(_ string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					if _, err := d.Info(); err == nil {
+						n++
+					}
+				}
+				return nil
+			})
+			if n < 20000 {
+				b.Fatalf("walked %d files", n)
+			}
+		}
+	})
 	b.Run("disabled", func(b *testing.B) {
 		// checkpoints.enabled false: the harness takes no snapshot at all.
 		for b.Loop() {
