@@ -110,7 +110,7 @@ var builtinCommands = []sdk.AvailableCommand{
 func (s *sess) sendCommands(ctx context.Context) {
 	cmds := append([]sdk.AvailableCommand{}, builtinCommands...)
 	cmds = append(cmds, rewindCommands...) // rewind.go
-	for _, c := range s.h.Commands(ctx) { // templates, skills, prompts of ready MCP servers
+	for _, c := range s.h.Commands(ctx) {  // templates, skills, prompts of ready MCP servers
 		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description}
 		if ac.Description == "" {
 			ac.Description = c.Kind + " " + c.Name

@@ -227,10 +227,7 @@ func TestRewindRestoresFilesOnAnyBranch(t *testing.T) {
 	var nav navResult
 	s.call("session/navigate", map[string]any{"targetId": second, "files": "restore"}, &nav)
 	now := workspaceFiles(t, ws)
-	var got []string
-	for _, p := range changedPaths(afterThree, now) {
-		got = append(got, p)
-	}
+	got := changedPaths(afterThree, now)
 	var previewPaths []string
 	for _, f := range preview.Files {
 		previewPaths = append(previewPaths, f.Path)
