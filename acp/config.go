@@ -109,8 +109,8 @@ var builtinCommands = []sdk.AvailableCommand{
 // the prompt templates (/name) and the skills (/skill:name).
 func (s *sess) sendCommands(ctx context.Context) {
 	cmds := append([]sdk.AvailableCommand{}, builtinCommands...)
-	cmds = append(cmds, rewindCommands...) // rewind.go
-	for _, c := range s.h.Commands(ctx) {  // templates, skills, prompts of ready MCP servers
+	cmds = append(cmds, rewindCommands...)
+	for _, c := range s.h.Commands(ctx) { // templates, skills, prompts of ready MCP servers
 		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description}
 		if ac.Description == "" {
 			ac.Description = c.Kind + " " + c.Name
