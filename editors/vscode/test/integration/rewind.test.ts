@@ -81,4 +81,25 @@ describe('rewind against pi-lsp', () => {
     assert.equal(fs.readFileSync(readme, 'utf8'), '# demo project\n');
     assert.equal(r.editorText, 'first question');
   });
+
+  it('"Rewind to here" on a user message of the chat restores the code only', async () => {
+    const readme = path.join(ws.folder, 'README.md');
+    await llm.add({ text: 'third answer' });
+    fs.writeFileSync(readme, '# edited again\n');
+    view.receive({ type: 'send', text: 'third question', behavior: 'steer' });
+    await waitFor('the third answer', () => idle() && (api.manager.current().display.state.items ?? []).some((i) => i.text === 'third answer'));
+    fs.writeFileSync(readme, '# after the third\n');
+    const a = api.manager.current();
+    const item = (a.display.state.items ?? []).find((i) => i.kind === 'user' && i.text === 'third question');
+    assert.ok(item, 'the third question in the chat');
+    const leaf = (await a.request<{ leafId: string }>('session/tree', {})).leafId;
+    let picked = false;
+    stub.control.quickPick = (items) => {
+      picked = true;
+      return (items as Array<{ label: string }>).find((i) => i.label.includes('Code only'));
+    };
+    view.receive({ type: 'rewind', itemId: item.id });
+    await waitFor('the files restored', () => picked && fs.readFileSync(readme, 'utf8') === '# edited again\n');
+    assert.equal((await a.request<{ leafId: string }>('session/tree', {})).leafId, leaf, 'code only: the leaf stays');
+  });
 });
