@@ -109,6 +109,7 @@ var builtinCommands = []sdk.AvailableCommand{
 // the prompt templates (/name) and the skills (/skill:name).
 func (s *sess) sendCommands(ctx context.Context) {
 	cmds := append(append([]sdk.AvailableCommand{}, builtinCommands...), goalCommand)
+	cmds = append(cmds, rewindCommands...)
 	for _, c := range s.h.Commands(ctx) { // templates, skills, prompts of ready MCP servers
 		ac := sdk.AvailableCommand{Name: c.Name, Description: c.Description}
 		if ac.Description == "" {

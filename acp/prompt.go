@@ -133,6 +133,8 @@ func (s *sess) builtin(p *pending) bool {
 		reply, err = s.runGoalCommand(ctx, arg)
 	case "tree":
 		reply = s.tree(ctx)
+	case "rewind", "undo":
+		reply, err = s.rewind(ctx, name, arg) // rewind.go
 	case "new":
 		var info harness.SessionInfo
 		if info, err = s.h.NewSession(ctx, s.cwd); err == nil {

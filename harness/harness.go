@@ -83,6 +83,8 @@ type Config struct {
 	// GoalCheckTimeout bounds one run of a goal's check command (0 =
 	// DefaultGoalCheckTimeout).
 	GoalCheckTimeout time.Duration
+	// Checkpoints configure the workspace checkpoints (checkpoints.go).
+	Checkpoints CheckpointSettings
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -144,6 +146,7 @@ type Harness struct {
 	mem             memoryHolder    // observational memory (memory.go)
 	sa              subagentState   // subagents: see subagent.go
 	code            codeState       // language servers: see diagnostics.go
+	ck              checkpointState // workspace checkpoints: see checkpoints.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one

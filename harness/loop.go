@@ -36,7 +36,9 @@ func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
 func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Message) {
 	x := &host{h: h}
 	var endReason string
+	var startCheckpoint string
 	defer func() {
+		h.checkpointRunEnd(ctx, startCheckpoint)
 		var verdict *goalVerdict
 		if endReason != string(llm.StopAborted) && ctx.Err() == nil {
 			if v, ok := h.judgeGoal(ctx, x); ok {
@@ -74,6 +76,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			return
 		}
 	}
+	startCheckpoint = h.checkpointRunStart(ctx)
 	overflowRetried := false
 	for {
 		h.emit(Event{Type: EvTurnStart})

@@ -13,6 +13,9 @@ type NavigateOptions struct {
 	Summarize          bool
 	CustomInstructions string
 	Label              string
+	// RestoreFiles ("files": "restore") also puts the workspace's files
+	// back as they were at the target (rewind.go).
+	RestoreFiles bool
 }
 
 // NavigateResult says where the leaf went.
@@ -20,6 +23,8 @@ type NavigateResult struct {
 	LeafID         string `json:"leafId"`
 	EditorText     string `json:"editorText,omitempty"`
 	SummaryEntryID string `json:"summaryEntryId,omitempty"`
+	// Files is what RestoreFiles did.
+	Files *FilesResult `json:"files,omitempty"`
 }
 
 // Navigate moves the leaf to targetID, as pi's tree navigation: a user (or
@@ -48,6 +53,12 @@ func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOp
 		return NavigateResult{}, err
 	}
 	defer h.owner.release()
+	if opts.RestoreFiles {
+		// A target without a whole checkpoint fails before anything moves.
+		if err := h.checkRestorable(ctx, s, targetID); err != nil {
+			return NavigateResult{}, err
+		}
+	}
 	oldLeaf := s.LeafID()
 	res := NavigateResult{}
 	newLeaf := targetID
@@ -75,6 +86,13 @@ func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOp
 			h.emit(Event{Type: EvCompactionEnd, Reason: "branch_summary", Summary: r.Summary})
 			summary = &r
 		}
+	}
+	if opts.RestoreFiles {
+		files, err := h.restoreFilesLocked(ctx, s, targetID)
+		if err != nil {
+			return NavigateResult{}, err
+		}
+		res.Files = &files
 	}
 	if err := s.Navigate(ctx, newLeaf); err != nil {
 		return NavigateResult{}, fmt.Errorf("navigate: %w", err)

@@ -159,6 +159,7 @@ func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore b
 	if !restore {
 		h.recordMemoryDefault(ctx)
 	}
+	h.openCheckpoints(ctx)
 	h.emit(h.sessionEvent(ctx))
 	h.flushSessionNotices(s)
 	// What restoreState brought back (or kept) from the session.
@@ -366,6 +367,7 @@ func (h *Harness) Fork(ctx context.Context, entryID string, at bool) (SessionInf
 		return SessionInfo{}, "", fmt.Errorf("fork: %w", err)
 	}
 	h.swapSession(ctx, s, true)
+	h.refCheckpoints(ctx)
 	return h.SessionInfo(), editorText, nil
 }
 
@@ -384,6 +386,7 @@ func (h *Harness) Clone(ctx context.Context) (SessionInfo, error) {
 		return SessionInfo{}, fmt.Errorf("clone: %w", err)
 	}
 	h.swapSession(ctx, s, true)
+	h.refCheckpoints(ctx)
 	return h.SessionInfo(), nil
 }
 

@@ -88,25 +88,11 @@ type SessionListParams struct {
 	IncludeEmpty     bool   `json:"includeEmpty,omitempty"`
 }
 
-// SessionForkParams are the params of session/fork.
-type SessionForkParams struct {
-	EntryID string `json:"entryId"`
-	At      bool   `json:"at,omitempty"`
-}
-
 // SessionEntriesParams are the params of session/entries.
 type SessionEntriesParams struct {
 	IDs    []string `json:"ids,omitempty"`
 	FromID string   `json:"fromId,omitempty"`
 	Limit  int      `json:"limit,omitempty"`
-}
-
-// SessionNavigateParams are the params of session/navigate.
-type SessionNavigateParams struct {
-	TargetID           string `json:"targetId"`
-	Summarize          bool   `json:"summarize,omitempty"`
-	CustomInstructions string `json:"customInstructions,omitempty"`
-	Label              string `json:"label,omitempty"`
 }
 
 // SessionSetNameParams are the params of session/setName.

@@ -12,6 +12,8 @@ type SessionResult struct {
 	EditorText string `json:"editorText,omitempty"` // session/fork: the forked message's text
 	Attached   bool   `json:"attached,omitempty"`   // session/open of a session another process owns
 	OwnerPID   int    `json:"ownerPid,omitempty"`
+	// Files: session/fork and session/clone with "files": "restore".
+	Files *FilesRestored `json:"files,omitempty"`
 }
 
 // SessionListItem is one session of session/list: the stored info plus a
@@ -75,6 +77,8 @@ type NavigateResult struct {
 	LeafID         string `json:"leafId"`
 	EditorText     string `json:"editorText,omitempty"`
 	SummaryEntryID string `json:"summaryEntryId,omitempty"`
+	// Files: with "files": "restore", what the restore did.
+	Files *FilesRestored `json:"files,omitempty"`
 }
 
 // CompactionResult is the result of compaction/run.

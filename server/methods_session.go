@@ -63,26 +63,12 @@ func (a *agent) register(s *rpc.Server) {
 		}
 		return protocol.SessionItemsResult{Sessions: listItems(list, p.IncludeEmpty, h.SessionInfo().ID)}, err
 	}))
-	s.Register("session/fork", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionForkParams) (any, error) {
-		if p.EntryID == "" {
-			return nil, rpc.ErrInvalidParams(`"entryId" is required`)
-		}
-		info, text, err := h.Fork(ctx, p.EntryID, p.At)
-		return sessionResult{SessionID: info.ID, Path: info.Path, EditorText: text}, err
-	}))
-	s.Register("session/clone", handle(a, func(ctx context.Context, h *harness.Harness, _ empty) (any, error) {
-		info, err := h.Clone(ctx)
-		return sessionResult{SessionID: info.ID, Path: info.Path}, err
-	}))
+	s.Register("session/fork", handle(a, a.fork))   // methods_rewind.go
+	s.Register("session/clone", handle(a, a.clone)) // methods_rewind.go
 	s.Register("session/entries", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionEntriesParams) (any, error) {
 		return entries(h, p.IDs, p.FromID, p.Limit)
 	}))
-	s.Register("session/navigate", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionNavigateParams) (any, error) {
-		if p.TargetID == "" {
-			return nil, rpc.ErrInvalidParams(`"targetId" is required`)
-		}
-		return wrapResult(toNavigateResult)(h.Navigate(ctx, p.TargetID, harness.NavigateOptions{Summarize: p.Summarize, CustomInstructions: p.CustomInstructions, Label: p.Label}))
-	}))
+	s.Register("session/navigate", handle(a, a.navigate)) // methods_rewind.go
 	s.Register("session/setName", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionSetNameParams) (any, error) {
 		if p.Name == nil {
 			return nil, rpc.ErrInvalidParams(`"name" is required`)
@@ -110,6 +96,7 @@ func (a *agent) register(s *rpc.Server) {
 	a.registerMemory(s)
 	a.registerGoal(s)
 	a.registerJobs(s) // methods_jobs.go
+	a.registerRewind(s)
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

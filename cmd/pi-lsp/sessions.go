@@ -19,11 +19,15 @@ const sessionsUsage = `Usage:
   pi-lsp sessions list [--cwd DIR | --all] [--json] [--sessions-dir DIR]
   pi-lsp sessions show FILE [--json]
   pi-lsp sessions fork FILE ENTRY_ID [--at] [--json]
+  pi-lsp sessions rewind FILE ENTRY_ID [--code-only|--chat-only|--preview] [--json]
 
 list   sessions of a working directory (default: the current one), newest first
 show   a session's header, size, leaf and what its context holds
 fork   copy the branch ending just before the user message ENTRY_ID (or, with
        --at, ending at ENTRY_ID) to a new session file beside FILE
+rewind move the session to ENTRY_ID and put the workspace's files back as they
+       were there (--code-only: files only; --chat-only: conversation only;
+       --preview: list what would change)
 `
 
 // RunSessions implements "pi-lsp sessions ...". It returns the exit code.
@@ -40,6 +44,8 @@ func RunSessions(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		err = sessionsShow(ctx, args[1:], stdout, stderr)
 	case "fork":
 		err = sessionsFork(ctx, args[1:], stdout)
+	case "rewind":
+		err = sessionsRewind(ctx, args[1:], stdout) // rewind.go
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, sessionsUsage)
 		return 0

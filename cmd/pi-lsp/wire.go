@@ -165,6 +165,10 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 	if err != nil {
 		return nil, err
 	}
+	checkpoints, err := checkpointSettings(settingsPath())
+	if err != nil {
+		return nil, err
+	}
 	local := env.NewLocal(abs)
 	local.SandboxHelper = sandboxHelper() // pi-lsp __sandbox-exec
 	var e env.Env = local
@@ -194,6 +198,7 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Subagents:       subagents,
 		Diagnostics:     diag,
 		LangServers:     servers,
+		Checkpoints:     checkpoints,
 		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
 		// So are the MCP servers' OAuth tokens (mcp-auth.json).
 		Environ:      append(append(os.Environ(), c.auth(log).Secrets()...), mcpTokens().Secrets()...),

@@ -191,6 +191,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'openSession':
           await vscode.commands.executeCommand('piLsp.openSubagentSession', m.path);
           break;
+        case 'rewind': {
+          // The chat's user items and the branch's user messages end together: the item that
+          // is the k-th user item from the end is the k-th user message from the end.
+          const items = a.display.state.items ?? [];
+          const at = items.findIndex((i) => i.id === m.itemId);
+          const k = items.slice(at).filter((i) => i.kind === 'user').length;
+          const id = at >= 0 ? await userEntryFromEnd(a, k) : undefined;
+          if (!id) throw new Error('this message is not on the current branch');
+          await vscode.commands.executeCommand('piLsp.rewind', id);
+          break;
+        }
         case 'openLink':
           if (/^(https?:|mailto:)/i.test(m.href)) await vscode.env.openExternal(vscode.Uri.parse(m.href));
           break;
@@ -206,4 +217,11 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.agentSubs.forEach((s) => s.dispose());
     this.subs.forEach((s) => s.dispose());
   }
+}
+
+/** The id of the k-th user message from the end of the current branch (k ≥ 1). */
+async function userEntryFromEnd(a: { request<T>(method: string, params: unknown): Promise<T> }, k: number): Promise<string | undefined> {
+  const r = await a.request<{ entries: Array<{ id: string; type: string; message?: { role: string } }> }>('session/entries', { limit: 10000 });
+  const users = (r.entries ?? []).filter((e) => e.type === 'message' && e.message?.role === 'user');
+  return users[users.length - k]?.id;
 }

@@ -1,6 +1,7 @@
 // The extension's commands: sessions, model, mode, thinking, compaction, abort, and the session
 // tree's context actions.
 import * as vscode from 'vscode';
+import { pickTurn, rewindTo } from './rewind';
 import type { ChatViewProvider } from './chatView';
 import { CHAT_VIEW_ID } from './chatView';
 import { describeError } from './errors';
@@ -274,6 +275,15 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       return opened;
     }),
 
+    reg('piLsp.tree.rewind', async (e: SessionElement) => {
+      const n = entryOf(e);
+      return n ? rewind(n.id) : undefined;
+    }),
+    reg('piLsp.rewind', async (entryId?: string) => {
+      const id = typeof entryId === 'string' ? entryId : await pickTurn(manager.current());
+      return id ? rewind(id) : undefined;
+    }),
+
     reg('piLsp.tree.label', async (e: SessionElement) => {
       const n = entryOf(e);
       if (!n) return undefined;
@@ -287,6 +297,13 @@ export function registerCommands(d: Deps): vscode.Disposable[] {
       return sessionTree.refresh();
     }),
   ];
+
+  async function rewind(entryId: string): Promise<unknown> {
+    const r = await rewindTo(manager.current(), entryId);
+    if (r && r.choice !== 'code') await afterSessionSwitch();
+    if (r?.editorText) chat.setInput(r.editorText);
+    return r;
+  }
 
   async function navigate(e: SessionElement, summarize: boolean): Promise<unknown> {
     const n = entryOf(e);

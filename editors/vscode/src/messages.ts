@@ -39,4 +39,5 @@ export type FromWebview =
   | { type: 'runCommand'; command: string }
   | { type: 'openLink'; href: string }
   | { type: 'older'; before: string }
-  | { type: 'openSession'; path: string };
+  | { type: 'openSession'; path: string }
+  | { type: 'rewind'; itemId: string };

@@ -175,6 +175,11 @@ export interface ClientInfo {
   version?: string;
 }
 
+/** CloneParams are session/clone's params. */
+export interface CloneParams {
+  files?: FilesOption;
+}
+
 /** Command is one slash command of commands/list. */
 export interface Command {
   name: string;
@@ -415,12 +420,31 @@ export type Field = never;
  * with their values, written in order. */
 export type Fields = Record<string, unknown>;
 
+/** FileFailure is a file a restore could not write. */
+export interface FileFailure {
+  path: string;
+  error: string;
+}
+
 /** FileMatch is one files/search result. */
 export interface FileMatch {
   path: string;
   abs: string;
   score: number;
   positions: number[];
+}
+
+/** FilesOption is the "files" option of session/navigate, session/fork and
+ * session/clone: "keep" (the default) changes no file; "restore" makes
+ * the workspace's files what they were at the target. */
+export type FilesOption = "keep" | "restore";
+
+/** FilesRestored says what a restore did to the files. */
+export interface FilesRestored {
+  restored: number;
+  deleted: number;
+  paths?: string[];
+  failed?: FileFailure[];
 }
 
 /** FilesSearchParams is files/search. */
@@ -433,6 +457,13 @@ export interface FilesSearchParams {
 export interface FilesSearchResult {
   files: FileMatch[];
   truncated: boolean;
+}
+
+/** ForkParams are session/fork's params. */
+export interface ForkParams {
+  entryId: string;
+  at?: boolean;
+  files?: FilesOption;
 }
 
 /** Grants are the session's "always allow" answers. */
@@ -791,11 +822,21 @@ export interface ModelSetResult {
   model: string;
 }
 
+/** NavigateParams are session/navigate's params. */
+export interface NavigateParams {
+  targetId: string;
+  summarize?: boolean;
+  customInstructions?: string;
+  label?: string;
+  files?: FilesOption;
+}
+
 /** NavigateResult is the result of session/navigate. */
 export interface NavigateResult {
   leafId: string;
   editorText?: string;
   summaryEntryId?: string;
+  files?: FilesRestored | null;
 }
 
 /** Op is one change to the DisplayState. Path elements are object keys
@@ -925,11 +966,34 @@ export interface ResolvedParams {
   by: string;
 }
 
+/** RestoreFilesResult is the result of session/restoreFiles. */
+export interface RestoreFilesResult {
+  files: FilesRestored;
+}
+
 /** Retry describes a provider retry in progress. */
 export interface Retry {
   attempt: number;
   delayMs: number;
   error: string;
+}
+
+/** RewindFileChange is one file a restore would change. */
+export interface RewindFileChange {
+  path: string;
+  change: string;
+  diff: string;
+}
+
+/** RewindPreviewResult is the result of session/rewindPreview. */
+export interface RewindPreviewResult {
+  files: RewindFileChange[];
+}
+
+/** RewindTargetParams are the params of session/rewindPreview and
+ * session/restoreFiles: the entry whose files are wanted. */
+export interface RewindTargetParams {
+  targetId: string;
 }
 
 /** RunStatus is DisplayState.Status. */
@@ -1005,6 +1069,7 @@ export interface SessionResult {
   editorText?: string;
   attached?: boolean;
   ownerPid?: number;
+  files?: FilesRestored | null;
 }
 
 /** SessionStateResult is the result of session/state. */

@@ -52,6 +52,7 @@ M.defaults = {
     tree_refresh = 'R',
     tree_all = 'a',
     tree_subagents = 'S',
+    tree_rewind = 'r',
     -- Plan float
     plan_approve = 'a',
     plan_reject = 'r',

@@ -128,6 +128,10 @@ function M.tree()
   return require('pi_lsp.tree').open(M.client())
 end
 
+function M.rewind()
+  return require('pi_lsp.rewind').pick(M.client())
+end
+
 function M.sessions(all)
   require('pi_lsp.pickers').sessions(M.client(), all)
 end

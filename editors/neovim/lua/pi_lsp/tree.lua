@@ -337,6 +337,11 @@ function M.open(client)
   util.map(buf, 'n', keys.tree_fork, with_node(function(node)
     view.fork(node)
   end), 'Fork a new session here')
+  util.map(buf, 'n', keys.tree_rewind, with_node(function(node)
+    require('pi_lsp.rewind').rewind(client, node.id, function()
+      view.refresh()
+    end)
+  end), "Rewind: this entry's files (and conversation), with a preview")
   util.map(buf, 'n', keys.tree_label, with_node(function(node)
     local cur = node.label
     if cur == nil or cur == vim.NIL then

@@ -422,6 +422,12 @@ ui.input.addEventListener('drop', (e) => {
 });
 
 document.addEventListener('click', (e) => {
+  const rewind = (e.target as Element | null)?.closest?.('button.rewind') as HTMLElement | null;
+  if (rewind?.dataset.rewind) {
+    e.preventDefault();
+    post({ type: 'rewind', itemId: rewind.dataset.rewind });
+    return;
+  }
   const open = (e.target as Element | null)?.closest?.('button.open-child') as HTMLElement | null;
   if (open?.dataset.session) {
     e.preventDefault();

@@ -186,6 +186,10 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
   switch (item.kind) {
     case 'user': {
       wrap.append(el('div', 'user-text', item.text ?? ''));
+      const rewind = el('button', 'rewind', 'Rewind to here');
+      rewind.title = "Put the files (and the conversation) back as they were before this message";
+      rewind.dataset.rewind = item.id;
+      wrap.append(rewind);
       const att = Array.isArray(item.attachments) ? (item.attachments as Array<{ type?: string; path?: string; lines?: string }>) : [];
       if (att.length) {
         const row = el('div', 'attachments');

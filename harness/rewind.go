@@ -1,0 +1,266 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pi-lsp/pi-lsp/checkpoint"
+	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/session"
+	"github.com/pi-lsp/pi-lsp/tools"
+)
+
+// FileChange is one file a restore would change (session/rewindPreview).
+type FileChange struct {
+	Path   string `json:"path"`
+	Change string `json:"change"` // modified|added|deleted
+	Diff   string `json:"diff"`   // unified diff; "" for a binary file
+}
+
+// FilesResult is what a restore did to the files.
+type FilesResult struct {
+	Restored int                  `json:"restored"`
+	Deleted  int                  `json:"deleted"`
+	Paths    []string             `json:"paths,omitempty"`
+	Failed   []checkpoint.Failure `json:"failed,omitempty"`
+}
+
+// maxDiffBytes: larger text files are listed without a diff body.
+const maxDiffBytes = 1 << 20
+
+// RewindPreview lists what restoring the files of entry targetID would
+// change, with a unified diff for each text file. It changes nothing.
+func (h *Harness) RewindPreview(ctx context.Context, targetID string) ([]FileChange, error) {
+	s := h.currentSession()
+	if s == nil {
+		return nil, ErrNoSession
+	}
+	id, err := resolveCheckpoint(s, targetID)
+	if err != nil {
+		return nil, err
+	}
+	st, err := h.checkpointStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := st.Changes(ctx, id)
+	if err != nil {
+		return nil, checkpointErr(targetID, err)
+	}
+	out := make([]FileChange, 0, len(changes))
+	for _, c := range changes {
+		fc := FileChange{Path: c.Path, Change: c.Kind}
+		var cur, tgt []byte
+		if c.Current != nil {
+			cur, _ = os.ReadFile(filepath.Join(st.Root(), filepath.FromSlash(c.Path)))
+		}
+		if c.Target != nil {
+			if tgt, err = st.Blob(c.Target.Hash); err != nil {
+				return nil, checkpointErr(targetID, err)
+			}
+		}
+		if isText(cur) && isText(tgt) && len(cur)+len(tgt) <= maxDiffBytes {
+			fc.Diff = tools.UnifiedDiff(c.Path, string(cur), string(tgt))
+		}
+		out = append(out, fc)
+	}
+	return out, nil
+}
+
+func isText(b []byte) bool {
+	n := min(len(b), 8000)
+	return !strings.ContainsRune(string(b[:n]), 0) && utf8.Valid(b)
+}
+
+func checkpointErr(targetID string, err error) error {
+	if errors.Is(err, checkpoint.ErrNotFound) || errors.Is(err, checkpoint.ErrCorrupt) {
+		return fmt.Errorf("%w: the checkpoint of entry %s: %w", ErrNoCheckpoint, targetID, err)
+	}
+	return err
+}
+
+// RestoreFiles makes the workspace's files what they were at entry
+// targetID, leaving the conversation where it is. The files it replaces
+// are checkpointed first (below the leaf), so nothing is lost.
+func (h *Harness) RestoreFiles(ctx context.Context, targetID string) (FilesResult, error) {
+	if err := h.owner.claim(PhaseIdle); err != nil {
+		return FilesResult{}, err
+	}
+	defer h.owner.release()
+	s := h.currentSession()
+	if s == nil {
+		return FilesResult{}, ErrNoSession
+	}
+	leaf := s.LeafID()
+	res, err := h.restoreFilesLocked(ctx, s, targetID)
+	if err != nil {
+		return res, err
+	}
+	// The "restore" checkpoint went below the leaf: the conversation stays.
+	if s.LeafID() != leaf {
+		if err := s.Navigate(ctx, leaf); err != nil {
+			return res, fmt.Errorf("restore files: %w", err)
+		}
+		h.emit(h.sessionEvent(ctx))
+	}
+	return res, nil
+}
+
+// checkRestorable fails unless targetID has a whole checkpoint.
+func (h *Harness) checkRestorable(ctx context.Context, s *session.Session, targetID string) error {
+	id, err := resolveCheckpoint(s, targetID)
+	if err != nil {
+		return err
+	}
+	st, err := h.checkpointStore(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := st.Manifest(id); err != nil {
+		return checkpointErr(targetID, err)
+	}
+	return nil
+}
+
+// restoreFilesLocked restores the files of targetID with the harness
+// claimed: the checkpoint must be whole before anything changes; the
+// current files are checkpointed at the leaf; then the files are written.
+func (h *Harness) restoreFilesLocked(ctx context.Context, s *session.Session, targetID string) (FilesResult, error) {
+	id, err := resolveCheckpoint(s, targetID)
+	if err != nil {
+		return FilesResult{}, err
+	}
+	st, err := h.checkpointStore(ctx)
+	if err != nil {
+		return FilesResult{}, err
+	}
+	if _, err := st.Manifest(id); err != nil {
+		return FilesResult{}, checkpointErr(targetID, err)
+	}
+	changes, err := st.Changes(ctx, id)
+	if err != nil {
+		return FilesResult{}, checkpointErr(targetID, err)
+	}
+	if len(changes) == 0 {
+		return FilesResult{}, nil
+	}
+	// What the leaf stands on now, unless it is recorded already.
+	var known string
+	if leaf := s.LeafID(); leaf != "" {
+		known, _ = resolveCheckpoint(s, leaf)
+	}
+	before := h.checkpoint(ctx, s, ckRestore, known)
+	if before == "" {
+		return FilesResult{}, fmt.Errorf("restore files: the current files could not be checkpointed, so nothing was restored")
+	}
+	r, err := st.Restore(ctx, id, before)
+	if err != nil {
+		return FilesResult{}, checkpointErr(targetID, err)
+	}
+	if err := st.Ref(s.Path(), id); err != nil {
+		h.log.Warn("checkpoint ref", "err", err)
+	}
+	res := FilesResult{Restored: r.Restored, Deleted: r.Deleted, Failed: r.Failed}
+	failed := map[string]bool{}
+	for _, f := range r.Failed {
+		failed[f.Path] = true
+	}
+	for _, c := range changes {
+		if !failed[c.Path] {
+			res.Paths = append(res.Paths, c.Path)
+		}
+	}
+	if len(r.Failed) > 0 {
+		var b strings.Builder
+		for _, f := range r.Failed {
+			fmt.Fprintf(&b, "\n- %s: %s", f.Path, f.Err)
+		}
+		h.emit(Event{Type: EvError, Error: fmt.Sprintf("Restoring the files of entry %s: %d file(s) could not be written:%s", targetID, len(r.Failed), b.String())})
+	}
+	return res, nil
+}
+
+// ForkFiles is Fork, and with restoreFiles the files become what they
+// were at entryID (checked before the fork, so a target without a whole
+// checkpoint forks nothing).
+func (h *Harness) ForkFiles(ctx context.Context, entryID string, at, restoreFiles bool) (SessionInfo, string, *FilesResult, error) {
+	if restoreFiles {
+		if err := h.precheck(ctx, entryID); err != nil {
+			return SessionInfo{}, "", nil, err
+		}
+	}
+	info, text, err := h.Fork(ctx, entryID, at)
+	if err != nil || !restoreFiles {
+		return info, text, nil, err
+	}
+	target := entryID
+	if s := h.currentSession(); s != nil {
+		if _, err := s.Entry(entryID); err != nil {
+			target = s.LeafID() // a fork before a prompt stops at its parent
+		}
+	}
+	files, err := h.RestoreFiles(ctx, target)
+	return info, text, &files, err
+}
+
+// CloneFiles is Clone, and with restoreFiles the files become what they
+// were when the conversation stood at the leaf.
+func (h *Harness) CloneFiles(ctx context.Context, restoreFiles bool) (SessionInfo, *FilesResult, error) {
+	var leaf string
+	if s := h.currentSession(); s != nil {
+		leaf = s.LeafID()
+	}
+	if restoreFiles {
+		if err := h.precheck(ctx, leaf); err != nil {
+			return SessionInfo{}, nil, err
+		}
+	}
+	info, err := h.Clone(ctx)
+	if err != nil || !restoreFiles {
+		return info, nil, err
+	}
+	files, err := h.RestoreFiles(ctx, leaf)
+	return info, &files, err
+}
+
+func (h *Harness) precheck(ctx context.Context, entryID string) error {
+	s := h.currentSession()
+	if s == nil {
+		return ErrNoSession
+	}
+	if p := h.owner.Phase(); p != PhaseIdle {
+		return &BusyError{Phase: p}
+	}
+	return h.checkRestorable(ctx, s, entryID)
+}
+
+// Turn is a user message on the current branch, for choosing where to
+// rewind (ACP's /rewind, Neovim's :PiRewind).
+type Turn struct {
+	ID   string
+	Text string
+}
+
+// Turns returns the user messages of the current branch, oldest first.
+func (h *Harness) Turns() ([]Turn, error) {
+	s := h.currentSession()
+	if s == nil {
+		return nil, ErrNoSession
+	}
+	branch, err := s.Branch("")
+	if err != nil {
+		return nil, err
+	}
+	var out []Turn
+	for _, e := range branch {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == llm.RoleUser {
+			out = append(out, Turn{ID: e.ID, Text: e.Message.Text()})
+		}
+	}
+	return out, nil
+}
