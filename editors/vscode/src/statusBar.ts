@@ -4,6 +4,7 @@ import type { Agent } from './agent';
 import { attachLabel } from './attach';
 import { contextPercent, memoryText, touches } from './displayState';
 import type { AgentManager } from './manager';
+import { goalStatus } from './goal';
 import type { DisplayState } from './protocol';
 
 /** The status bar text for a display state. */
@@ -17,11 +18,13 @@ export function statusText(s: DisplayState): string {
   else if (s.sandbox === 'read-only') parts.push('read-only');
   const m = memoryText(s);
   if (m) parts.push(m);
+  const g = goalStatus(s.goal);
+  if (g) parts.push(g);
   return parts.join(' · ');
 }
 
 /** The top-level state keys the status bar shows. */
-const SHOWN = ['model', 'mode', 'yolo', 'sandbox', 'thinkingLevel', 'tokens', 'status', 'memory'];
+const SHOWN = ['model', 'mode', 'yolo', 'sandbox', 'thinkingLevel', 'tokens', 'status', 'memory', 'goal'];
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
