@@ -51,6 +51,7 @@ export function chatHtml(o: ChatHtmlOptions): string {
     <span id="cost" class="cost" title="Session cost"></span>
     <span id="context" class="context" title="Context use"><span class="meter"><span id="context-bar" class="bar"></span></span><span id="context-label"></span></span>
   </header>
+  <div id="goal" class="goal hidden"><span id="goal-text"></span><button id="goal-stop" class="danger" title="Stop the goal (goal/clear)">Stop goal</button></div>
   <div id="server-banner" class="banner hidden"></div>
   <details id="tasks-panel" class="tasks hidden" open><summary>Tasks <span id="tasks-count"></span></summary><ul id="tasks"></ul></details>
   <main id="transcript" aria-live="polite"></main>

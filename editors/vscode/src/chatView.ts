@@ -11,6 +11,7 @@ import type { CommandInfo, ContextItem, DisplayItem, FileMatch } from './protoco
 import { approvalReply, declineReply, planReply } from './replies';
 import { openFileAt, insertAtCursor } from './openFile';
 import { describeError } from './errors';
+import { parseGoalCommand } from './goal';
 
 export const CHAT_VIEW_ID = 'piLsp.chat';
 
@@ -144,8 +145,17 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         case 'resync':
           await this.resync();
           break;
-        case 'send':
-          await a.request('agent/prompt', { text: m.text, streamingBehavior: m.behavior, ...(m.context?.length ? { context: m.context } : {}) });
+        case 'send': {
+          // /goal sets (or clears) the goal instead of prompting.
+          const goal = parseGoalCommand(m.text);
+          if (goal?.action === 'error') throw new Error(`/goal: ${goal.message}`);
+          if (goal?.action === 'set') await a.request('goal/set', goal.params);
+          else if (goal?.action === 'clear') await a.request('goal/clear', {});
+          else await a.request('agent/prompt', { text: m.text, streamingBehavior: m.behavior, ...(m.context?.length ? { context: m.context } : {}) });
+          break;
+        }
+        case 'goalStop':
+          await a.request('goal/clear', {});
           break;
         case 'abort':
           await vscode.commands.executeCommand('piLsp.abort');

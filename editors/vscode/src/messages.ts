@@ -27,6 +27,7 @@ export type FromWebview =
   | { type: 'resync' }
   | { type: 'send'; text: string; behavior: 'steer' | 'followUp'; context?: ContextItem[] }
   | { type: 'abort' }
+  | { type: 'goalStop' }
   | { type: 'approval'; key: string; decision: ApprovalDecision; feedback?: string }
   | { type: 'review'; key: string }
   | { type: 'searchFiles'; query: string }

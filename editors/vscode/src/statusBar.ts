@@ -5,6 +5,7 @@ import { attachLabel } from './attach';
 import { contextPercent, memoryText, touches } from './displayState';
 import { runningJobs } from './jobsTree';
 import type { AgentManager } from './manager';
+import { goalStatus } from './goal';
 import type { DisplayState } from './protocol';
 
 /** The status bar text for a display state. */
@@ -20,11 +21,13 @@ export function statusText(s: DisplayState): string {
   if (m) parts.push(m);
   const jobs = runningJobs(s.jobs);
   if (jobs) parts.push(`$(terminal) ${jobs} job${jobs === 1 ? '' : 's'}`);
+  const g = goalStatus(s.goal);
+  if (g) parts.push(g);
   return parts.join(' · ');
 }
 
 /** The top-level state keys the status bar shows. */
-const SHOWN = ['model', 'mode', 'yolo', 'sandbox', 'thinkingLevel', 'tokens', 'status', 'memory', 'jobs'];
+const SHOWN = ['model', 'mode', 'yolo', 'sandbox', 'thinkingLevel', 'tokens', 'status', 'memory', 'jobs', 'goal'];
 
 export class StatusBar implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);

@@ -1,6 +1,7 @@
 // The chat webview: applies display/state frames forwarded by the extension, draws them, and
 // sends the user's input back. Runs in the webview (browser) with no network access.
 import { contextPercent, DisplayModel, isRunning as isRunningIn, touches } from '../displayState';
+import { goalLine } from '../goal';
 import type { FromWebview, PendingUi, ToWebview } from '../messages';
 import type { ContextItem, DisplayItem, DisplayOp, DisplayState } from '../protocol';
 import { renderCards } from './cards';
@@ -40,6 +41,9 @@ const ui = {
   send: $('send') as HTMLButtonElement,
   followup: $('followup') as HTMLButtonElement,
   abort: $('abort') as HTMLButtonElement,
+  goal: $('goal'),
+  goalText: $('goal-text'),
+  goalStop: $('goal-stop') as HTMLButtonElement,
   completions: $('completions'),
   attachments: $('attachments'),
   cost: $('cost'),
@@ -198,6 +202,10 @@ function renderHeader(): void {
   const turn = (t?.turnCost as { total?: number } | undefined)?.total;
   ui.cost.textContent = cost ? formatCost(cost) : '';
   ui.cost.title = cost ? `Session cost ${formatCost(cost)}${turn ? `, last turn ${formatCost(turn)}` : ''}; ${t?.input ?? 0} tokens in, ${t?.output ?? 0} out` : '';
+  const goal = goalLine(s.goal);
+  ui.goal.className = `goal${goal === '' ? ' hidden' : ''} goal-${s.goal?.status ?? 'none'}`;
+  ui.goalText.textContent = goal;
+  ui.goalStop.hidden = s.goal?.status !== 'active';
   const running = isRunning();
   ui.abort.disabled = !running;
   ui.send.textContent = running ? 'Steer' : 'Send';
@@ -395,6 +403,7 @@ document.addEventListener('keydown', (e) => {
 ui.send.addEventListener('click', () => send('steer'));
 ui.followup.addEventListener('click', () => send('followUp'));
 ui.abort.addEventListener('click', () => post({ type: 'abort' }));
+ui.goalStop.addEventListener('click', () => post({ type: 'goalStop' }));
 ui.mode.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.selectMode' }));
 ui.model.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.selectModel' }));
 ui.thinking.addEventListener('click', () => post({ type: 'runCommand', command: 'piLsp.thinkingLevel' }));

@@ -551,4 +551,29 @@ describe('extension against pi-lsp', () => {
       await waitFor('the session back', () => agent.display.state.session?.path === back);
     }
   });
+  it('runs /goal from the chat input as goal/set; the header line and the stop button follow it', async () => {
+    await llm.add({ match: 'Goal: ship the feature', text: 'working', repeat: true });
+    const check = 'c=$(cat goal-n 2>/dev/null || echo 0); c=$((c+1)); echo $c > goal-n; [ $c -ge 2 ]';
+    view.receive({ type: 'send', text: `/goal ship the feature --check '${check}' --max-turns 3`, behavior: 'steer' });
+    const agent = api.manager.current();
+    await waitFor('the goal met', () => agent.display.state.goal?.status === 'met' && idle(api), 30000);
+    assert.equal(agent.display.state.goal?.turns, 2);
+    assert.equal(fs.readFileSync(path.join(ws.folder, 'goal-n'), 'utf8'), '2\n');
+    const users = (agent.display.state.items ?? []).filter((i) => i.kind === 'user').map((i) => i.text ?? '');
+    assert.ok(!users.some((u) => u.startsWith('/goal')), 'the /goal input was sent as a prompt');
+    assert.ok(users.some((u) => u.startsWith('Goal: ship the feature')));
+    assert.deepEqual(view.mirror.goal, agent.display.state.goal, 'the page sees the goal');
+    assert.match(view.webview.html, /id="goal-stop"/);
+
+    // A goal that never passes, stopped from the page's button: no further run.
+    await llm.add({ match: 'Goal: wait forever', text: 'trying', repeat: true });
+    view.receive({ type: 'send', text: '/goal wait forever --check "touch goal-started; sleep 60"', behavior: 'steer' });
+    await waitFor('the check', () => fs.existsSync(path.join(ws.folder, 'goal-started')), 30000);
+    assert.match(stub.control.statusBarText, /goal 1\/20/);
+    const before = (await llm.requests()).length;
+    view.receive({ type: 'goalStop' });
+    await waitFor('the goal stopped', () => agent.display.state.goal?.status === 'stopped' && idle(api), 30000);
+    assert.equal((await llm.requests()).length, before);
+    assert.doesNotMatch(stub.control.statusBarText, /goal/);
+  });
 });
