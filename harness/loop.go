@@ -35,6 +35,7 @@ func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
 func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Message) {
 	x := &host{h: h}
 	var endReason string
+	h.resetContextFiles()
 	defer func() { h.owner.finish(endReason, x.planApproved.Load()) }()
 
 	start := &AgentStart{Prompt: prompts, Extra: h.runSessionStartHooks(ctx)}
