@@ -27,6 +27,11 @@ type Editor struct {
 	// DiskOnError: when the editor fails (or the data is not UTF-8 text),
 	// write the wrapped Env instead of failing (the native protocol's rule).
 	DiskOnError bool
+	// Inside, when set, says which absolute paths the editor may hold a
+	// buffer for: the workspace. Reads of other paths (~/.pi/agent, the
+	// ancestors of the root) go straight to the disk, so the editor is never
+	// asked about files it cannot have open.
+	Inside func(abs string) bool
 }
 
 // WriteFile writes through the editor when Write is set, else to the disk.
@@ -47,8 +52,11 @@ func (e *Editor) WriteFile(ctx context.Context, path string, data []byte) error 
 // ReadFile reads the editor's buffer when it has one, else the disk.
 func (e *Editor) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	if e.Read != nil {
-		if text, ok, err := e.Read(ctx, e.Resolve(path)); err == nil && ok {
-			return []byte(text), nil
+		abs := e.Resolve(path)
+		if e.Inside == nil || e.Inside(abs) {
+			if text, ok, err := e.Read(ctx, abs); err == nil && ok {
+				return []byte(text), nil
+			}
 		}
 	}
 	return e.Env.ReadFile(ctx, path)

@@ -69,6 +69,18 @@ func (w *Workspace) Judge(path string, write bool) (resolved string, inside bool
 	return resolved, false
 }
 
+// Contains reports whether path, its links resolved, lies under one of the
+// read-write roots: the files an editor may hold buffers for.
+func (w *Workspace) Contains(path string) bool {
+	resolved := ResolveLinks(path)
+	for _, r := range w.roots {
+		if Within(resolved, r) {
+			return true
+		}
+	}
+	return false
+}
+
 // Within reports whether path is root or lies under it (both clean and
 // absolute).
 func Within(path, root string) bool {

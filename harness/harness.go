@@ -141,6 +141,7 @@ type Harness struct {
 	estimators  map[string]*compaction.Estimator
 	skillsRes   *skills.Result
 	skillsDirty bool
+	ctxFiles    contextFilesCache
 
 	startedSessions map[string]bool // sessions whose session_start hooks ran
 	mem             memoryHolder    // observational memory (memory.go)
@@ -182,6 +183,13 @@ func New(cfg Config) *Harness {
 		skillsDirty: true,
 	}
 	h.owner = newRunner(h)
+	// The editor overlay asks the editor only about workspace files: the
+	// context files of ~/.pi/agent and of the root's ancestors, the user's
+	// skills and agents are read from the disk (an editor logs every
+	// fs/readTextFile it cannot answer as an error).
+	if ed, ok := cfg.Env.(*env.Editor); ok && ed.Inside == nil {
+		ed.Inside = h.ws.Contains
+	}
 	h.newLangServers()
 	if cfg.CommandHooks != nil {
 		h.installCommandHooks(cfg.CommandHooks)

@@ -36,6 +36,7 @@ func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
 func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Message) {
 	x := &host{h: h}
 	var endReason string
+	h.resetContextFiles()
 	var startCheckpoint string
 	defer func() {
 		h.checkpointRunEnd(ctx, startCheckpoint)

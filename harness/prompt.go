@@ -37,6 +37,7 @@ func (h *Harness) WatchSkills(ctx context.Context) error {
 	stop, err := skills.Watch(ctx, h.skillSources().WatchDirs(), func() {
 		h.mu.Lock()
 		h.skillsDirty = true
+		h.ctxFiles = contextFilesCache{}
 		h.mu.Unlock()
 		h.emit(Event{Type: EvSkills})
 	})
@@ -73,11 +74,7 @@ func (h *Harness) systemPrompt(ctx context.Context, active []tools.Tool) string 
 		d := t.Definition()
 		in.Tools = append(in.Tools, skills.ToolInfo{Name: d.Name, Description: d.Description})
 	}
-	cf, err := skills.FindContextFiles(ctx, h.cfg.Env, h.Cwd(), h.cfg.AgentDir)
-	if err != nil {
-		h.log.Warn("context files", "err", err)
-	}
-	in.ContextFiles = cf
+	in.ContextFiles = h.contextFiles(ctx)
 	in.Skills = h.Skills(ctx).Skills
 	in.Agents = h.agentsForPrompt(ctx, active)
 	return skills.BuildSystemPrompt(in)

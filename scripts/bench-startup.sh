@@ -11,12 +11,13 @@
 # /tmp/pi-lsp-bench-tools; BENCH_INSTALL=1 scripts/bench.sh puts
 # @openai/codex@0.169.0 and @mariozechner/pi-coding-agent@0.73.1 there) and
 # test/pi; a missing one is skipped with a message.
-# Env: RUNS (10), PI_LSP_BIN (default bin/pi-lsp, built if missing),
+# Env: RUNS (7), PI_LSP_BIN (default bin/pi-lsp, built by `make build` if
+# missing: the static binary users install),
 # CODEX_BIN (the native codex binary), PI_BIN.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-RUNS=${RUNS:-10}
+RUNS=${RUNS:-7}
 BENCH_TOOLS=${BENCH_TOOLS:-/tmp/pi-lsp-bench-tools}
 json=""
 while [ $# -gt 0 ]; do
@@ -32,7 +33,7 @@ if ! command -v node >/dev/null; then
   exit 0
 fi
 if [ -z "${PI_LSP_BIN:-}" ]; then
-  [ -x bin/pi-lsp ] || go build -trimpath -ldflags '-s -w' -o bin/pi-lsp ./cmd/pi-lsp
+  [ -x bin/pi-lsp ] || make build >/dev/null
   PI_LSP_BIN="$root/bin/pi-lsp"
 fi
 export PI_LSP_BIN

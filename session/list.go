@@ -28,13 +28,19 @@ type Info struct {
 	Created       time.Time `json:"created"`
 	Modified      time.Time `json:"modified"`
 	EntryCount    int       `json:"entryCount"`
+
+	// activity is the latest user or assistant message time seen so far.
+	activity time.Time
 }
 
 // List returns the sessions of cwd under root, newest first. It reads each
 // file once without decoding its messages: the header, the first user
 // message, session_info lines (found by their "type" prefix, which is
-// where pi and pi-lsp write it) and a count of entry lines. Modified is the
-// file's modification time (the time of its last append). Files that are
+// where pi and pi-lsp write it) and a count of entry lines. Modified follows
+// pi 0.73.1: the latest time among its user and assistant messages (the
+// message's own timestamp, else its entry's), else the header's timestamp,
+// else the file's modification time; sessions are ordered by it, as pi
+// orders them. Files that are
 // not sessions are skipped; hidden sessions (the "subagents" subdirectory)
 // are not listed.
 func List(ctx context.Context, root, cwd string) ([]Info, error) {
@@ -179,7 +185,7 @@ func readInfo(path string) *Info {
 				header = false
 				info.ID, info.Cwd, info.ParentSession = h.ID, h.Cwd, h.ParentSession
 				if t, err := time.Parse(time.RFC3339Nano, h.Timestamp); err == nil {
-					info.Created = t
+					info.Created, info.Modified = t, t
 				} else {
 					info.Created = st.ModTime()
 				}
@@ -194,6 +200,9 @@ func readInfo(path string) *Info {
 	}
 	if header {
 		return nil
+	}
+	if !info.activity.IsZero() {
+		info.Modified = info.activity
 	}
 	return info
 }
@@ -210,7 +219,13 @@ func (info *Info) addLine(line []byte) {
 		if e, err := decodeEntry(line); err == nil && e.Type == TypeSessionInfo {
 			info.Name = strings.TrimSpace(e.Name)
 		}
-	case info.FirstMessage == "" && bytes.Contains(prefix, typeMessage):
+	case bytes.Contains(prefix, typeMessage):
+		if t, ok := activityTime(line); ok && t.After(info.activity) {
+			info.activity = t
+		}
+		if info.FirstMessage != "" {
+			return
+		}
 		if li, err := scanLine(line); err != nil || li.role != "user" {
 			return
 		}

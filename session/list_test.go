@@ -6,11 +6,16 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/pi-lsp/pi-lsp/llm"
 )
 
 func TestList(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
+	// Each session's messages are later than the one before: pi orders by
+	// the latest user or assistant message time.
+	stamp := int64(1700000000000)
 	mk := func(cwd string, opts CreateOptions, msgs ...string) *Session {
 		t.Helper()
 		s, err := Create(ctx, root, cwd, opts)
@@ -18,8 +23,11 @@ func TestList(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range msgs {
-			must[string](t)(s.AppendMessage(ctx, assistant("preamble")))
-			must[string](t)(s.AppendMessage(ctx, user(m)))
+			stamp += 1000
+			a := assistant("preamble")
+			a.Timestamp = stamp
+			must[string](t)(s.AppendMessage(ctx, a))
+			must[string](t)(s.AppendMessage(ctx, llm.UserText(m, stamp+1)))
 		}
 		s.Close()
 		return s
@@ -40,8 +48,10 @@ func TestList(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(DirFor(root, "/p"), "junk.jsonl"), []byte("nope\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// mtimes that would order the list the other way round: ignored, as pi
+	// ignores them.
 	base := time.Now().Add(-time.Hour)
-	for i, s := range []*Session{old, named, empty} {
+	for i, s := range []*Session{empty, named, old} {
 		tm := base.Add(time.Duration(i) * time.Minute)
 		if err := os.Chtimes(s.Path(), tm, tm); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/pi-lsp/pi-lsp/env"
 )
@@ -15,8 +16,8 @@ type ContextFile struct {
 	Content string `json:"content"`
 }
 
-// contextFileNames are tried in this order in each directory; the first
-// that exists is that directory's context file (pi's list).
+// contextFileNames are pi's names in pi's order: in each directory the
+// first that exists is that directory's context file.
 var contextFileNames = [...]string{"AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"}
 
 // FindContextFiles returns the context files in pi's order: the agent
@@ -24,6 +25,11 @@ var contextFileNames = [...]string{"AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUD
 // filesystem root down to cwd. A file reached twice (the agent directory is
 // also an ancestor) appears once. The files found are always returned; err
 // joins the files that exist but could not be read, and ctx's error.
+//
+// Existence is decided from one directory listing per directory (fsys's
+// ReadDir, which an editor overlay serves from the disk), so a file that
+// does not exist is never read: only the file found is, through fsys, whose
+// editor overlay asks the editor for workspace files alone.
 func FindContextFiles(ctx context.Context, fsys FS, cwd, agentDir string) ([]ContextFile, error) {
 	var (
 		files []ContextFile
@@ -31,17 +37,19 @@ func FindContextFiles(ctx context.Context, fsys FS, cwd, agentDir string) ([]Con
 		seen  = map[string]bool{}
 	)
 	find := func(dir string) (ContextFile, bool) {
-		for _, name := range contextFileNames {
-			p := filepath.Join(dir, name)
-			data, err := fsys.ReadFile(ctx, p)
-			if err == nil {
-				return ContextFile{Path: p, Content: string(data)}, true
-			}
+		name, ok := contextFileIn(ctx, fsys, dir)
+		if !ok {
+			return ContextFile{}, false
+		}
+		p := filepath.Join(dir, name)
+		data, err := fsys.ReadFile(ctx, p)
+		if err != nil {
 			if c := env.CodeOf(err); c != env.CodeNotFound && c != env.CodeNotDirectory {
 				errs = append(errs, fmt.Errorf("context file: %w", err))
 			}
+			return ContextFile{}, false
 		}
-		return ContextFile{}, false
+		return ContextFile{Path: p, Content: string(data)}, true
 	}
 	if agentDir != "" {
 		if f, ok := find(agentDir); ok {
@@ -69,4 +77,48 @@ func FindContextFiles(ctx context.Context, fsys FS, cwd, agentDir string) ([]Con
 		files = append(files, chain[i])
 	}
 	return files, errors.Join(errs...)
+}
+
+// contextFileIn names dir's context file from its listing: pi's names in
+// pi's order, then any other spelling of agents.md, then of claude.md (a
+// case-insensitive file system, or a user's "Agents.md"). A directory that
+// cannot be listed but can be searched falls back to a stat per name.
+func contextFileIn(ctx context.Context, fsys FS, dir string) (string, bool) {
+	entries, err := fsys.ReadDir(ctx, dir)
+	if err != nil {
+		if env.CodeOf(err) != env.CodePermissionDenied {
+			return "", false
+		}
+		for _, name := range contextFileNames {
+			if fi, err := fsys.Stat(ctx, filepath.Join(dir, name)); err == nil && !fi.IsDir {
+				return name, true
+			}
+		}
+		return "", false
+	}
+	isFile := func(e env.FileInfo) bool { return !e.IsDir }
+	for _, name := range contextFileNames {
+		for _, e := range entries {
+			if e.Name == name && (isFile(e) || isFileLink(ctx, fsys, dir, e)) {
+				return name, true
+			}
+		}
+	}
+	for _, want := range [...]string{"agents.md", "claude.md"} {
+		for _, e := range entries {
+			if strings.EqualFold(e.Name, want) && (isFile(e) || isFileLink(ctx, fsys, dir, e)) {
+				return e.Name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// isFileLink reports whether e, a symbolic link, points at a file.
+func isFileLink(ctx context.Context, fsys FS, dir string, e env.FileInfo) bool {
+	if !e.IsSymlink {
+		return false
+	}
+	fi, err := fsys.Stat(ctx, filepath.Join(dir, e.Name))
+	return err == nil && !fi.IsDir
 }

@@ -58,14 +58,55 @@ func TestFindContextFiles(t *testing.T) {
 
 func TestFindContextFilesUnreadable(t *testing.T) {
 	root := t.TempDir()
-	// AGENTS.md is a directory: reported, and CLAUDE.md beside it is used.
+	// AGENTS.md is a directory: not a context file, and CLAUDE.md beside it
+	// is used.
 	tree{"a/AGENTS.md/x": "", "a/CLAUDE.md": "fallback", "a/b/CLAUDE.md": "fine"}.write(t, root)
 	files, err := FindContextFiles(context.Background(), env.NewLocal(root), filepath.Join(root, "a", "b"), "")
-	if env.CodeOf(err) != env.CodeIsDirectory {
-		t.Errorf("err = %v, want is_directory", err)
+	if err != nil {
+		t.Errorf("err = %v", err)
 	}
 	n := len(files)
 	if n < 2 || files[n-2].Content != "fallback" || files[n-1].Content != "fine" {
 		t.Errorf("readable files lost: %+v", files)
+	}
+}
+
+// readCounter is an FS that records every ReadFile.
+type readCounter struct {
+	env.Env
+	reads []string
+}
+
+func (r *readCounter) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	r.reads = append(r.reads, p)
+	return r.Env.ReadFile(ctx, p)
+}
+
+// Only the files that exist are read: existence comes from one listing per
+// directory, never from a read that fails (an editor logs those as errors).
+func TestFindContextFilesReadsOnlyWhatExists(t *testing.T) {
+	root := t.TempDir()
+	tree{"agent/x.txt": "", "repo/Agents.md": "mixed case", "repo/src/CLAUDE.md": "src"}.write(t, root)
+	fsys := &readCounter{Env: env.NewLocal(root)}
+	cwd := filepath.Join(root, "repo", "src")
+	files, err := FindContextFiles(context.Background(), fsys, cwd, filepath.Join(root, "agent"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(files)
+	if n < 2 || files[n-2].Content != "mixed case" || files[n-1].Content != "src" {
+		t.Fatalf("files = %+v", files)
+	}
+	for _, p := range fsys.reads {
+		found := false
+		for _, f := range files {
+			found = found || f.Path == p
+		}
+		if !found {
+			t.Errorf("read %s, which is not a context file", p)
+		}
+	}
+	if len(fsys.reads) != len(files) {
+		t.Errorf("reads = %v for %d files", fsys.reads, len(files))
 	}
 }

@@ -276,3 +276,39 @@ process.stdout.write(JSON.stringify(ctx.messages));
 	}
 	return msgs
 }
+
+// ListedSession is one session of pi's own SessionManager.list.
+type ListedSession struct {
+	Path     string `json:"path"`
+	Modified string `json:"modified"`
+}
+
+// ListSessions runs pi's own SessionManager.list(cwd, dir) and returns the
+// sessions in pi's order (newest first) with their modified times.
+func ListSessions(tb testing.TB, cwd, dir string) []ListedSession {
+	tb.Helper()
+	Bin(tb)
+	root, err := RepoRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sm := filepath.Join(packageDir(root), "dist", "core", "session-manager.js")
+	script := `
+const { pathToFileURL } = await import("node:url");
+const m = await import(pathToFileURL(process.argv[1]).href);
+const list = await m.SessionManager.list(process.argv[2], process.argv[3]);
+process.stdout.write(JSON.stringify(list.map((s) => ({ path: s.path, modified: s.modified.toISOString() }))));
+`
+	cmd := exec.Command("node", "--input-type=module", "-e", script, sm, cwd, dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		tb.Fatalf("pitest: node SessionManager.list: %v\n%s", err, stderr.String())
+	}
+	var list []ListedSession
+	if err := json.Unmarshal(out, &list); err != nil {
+		tb.Fatalf("pitest: node output: %v\n%s", err, out)
+	}
+	return list
+}

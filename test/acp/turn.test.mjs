@@ -2,7 +2,7 @@
 // _session/steering, and an edit through fs/write_text_file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { world, startAgent, answerText, ofKind, Validator } from './lib/acp.mjs';
 
@@ -143,6 +143,41 @@ test('stop reasons: length -> max_tokens, content_filter -> refusal', async () =
     const r2 = await a.ctx.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'forbidden' }] });
     assert.equal(r2.stopReason, 'refusal');
     assert.deepEqual(a.validator.failures, []);
+  } finally {
+    await a.close();
+    await w.close();
+  }
+});
+
+test('context files: fs/read_text_file only for the workspace AGENTS.md, never for a missing file or a path outside', async () => {
+  const w = await world([{ text: 'one' }, { text: 'two' }]);
+  const inside = w.write('AGENTS.md', 'saved project rules\n');
+  mkdirSync(join(w.home, '.pi', 'agent'), { recursive: true });
+  writeFileSync(join(w.home, '.pi', 'agent', 'AGENTS.md'), 'global rules from home\n');
+  const reads = [];
+  const a = await startAgent(w, {
+    fs: true,
+    handlers: {
+      'fs/read_text_file': ({ params }) => {
+        reads.push(params.path);
+        if (params.path === inside) return { content: 'UNSAVED project rules\n' };
+        throw new Error('Resource not found');
+      },
+      'fs/write_text_file': () => ({}),
+    },
+  });
+  try {
+    const { sessionId } = await a.ctx.request('session/new', { cwd: w.project, mcpServers: [] });
+    for (const text of ['first', 'second']) {
+      const r = await a.ctx.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] });
+      assert.equal(r.stopReason, 'end_turn');
+    }
+    assert.ok(reads.length > 0, 'the workspace AGENTS.md was read through the client');
+    assert.deepEqual([...new Set(reads)], [inside], `reads: ${reads.join(', ')}`);
+    const bodies = await w.llm.requests();
+    const last = JSON.stringify(bodies[bodies.length - 1]);
+    assert.ok(last.includes('UNSAVED project rules'), 'the unsaved buffer reached the model');
+    assert.ok(last.includes('global rules from home'), 'the agent dir AGENTS.md reached the model');
   } finally {
     await a.close();
     await w.close();

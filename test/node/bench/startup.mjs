@@ -25,13 +25,19 @@ const { values: opt } = parseArgs({
 });
 const RUNS = Number(opt.runs);
 
-/** The peak resident set of pid in KiB, from /proc (0 when it is gone). */
-function peakRssKiB(pid) {
+/**
+ * The peak resident set (VmHWM) and the private memory (RssAnon: the heap
+ * and stacks, without the binary's mapped pages) of pid in KiB, from /proc
+ * (0 when it is gone).
+ */
+function memKiB(pid) {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) : 0;
+    const st = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(st);
+    const anon = /RssAnon:\s+(\d+) kB/.exec(st);
+    return { peak: hwm ? Number(hwm[1]) : 0, anon: anon ? Number(anon[1]) : 0 };
   } catch {
-    return 0;
+    return { peak: 0, anon: 0 };
   }
 }
 
@@ -63,7 +69,8 @@ function once({ cmd, args, env, cwd, input, done }) {
       out += d.toString();
       if (!finished && done(out)) {
         const ms = performance.now() - t0;
-        finish(null, { ms, rssKiB: peakRssKiB(proc.pid) });
+        const mem = memKiB(proc.pid);
+        finish(null, { ms, rssKiB: mem.peak, anonKiB: mem.anon });
       }
     });
     proc.on('error', (err) => finish(err));
@@ -144,10 +151,11 @@ try {
     for (let i = 0; i < RUNS; i++) runs.push(await once(t));
     const ms = runs.map((r) => r.ms);
     const mb = runs.map((r) => r.rssKiB / 1024);
-    results[t.name] = { first: t.what, runs: RUNS, medianMs: median(ms), minMs: Math.min(...ms), maxMs: Math.max(...ms), medianPeakRssMB: median(mb), maxPeakRssMB: Math.max(...mb) };
+    const anon = runs.map((r) => r.anonKiB / 1024);
+    results[t.name] = { first: t.what, runs: RUNS, medianMs: median(ms), minMs: Math.min(...ms), maxMs: Math.max(...ms), medianPeakRssMB: median(mb), maxPeakRssMB: Math.max(...mb), medianRssAnonMB: median(anon) };
     const r = results[t.name];
     console.log(`${t.name.padEnd(17)} first response (${t.what}): median ${r.medianMs.toFixed(1)} ms ` +
-      `(min ${r.minMs.toFixed(1)}, max ${r.maxMs.toFixed(1)}, ${RUNS} runs); peak RSS median ${r.medianPeakRssMB.toFixed(1)} MB (max ${r.maxPeakRssMB.toFixed(1)})`);
+      `(min ${r.minMs.toFixed(1)}, max ${r.maxMs.toFixed(1)}, ${RUNS} runs); peak RSS median ${r.medianPeakRssMB.toFixed(1)} MB (max ${r.maxPeakRssMB.toFixed(1)}); private (RssAnon) median ${r.medianRssAnonMB.toFixed(1)} MB`);
   }
 } finally {
   rmSync(base, { recursive: true, force: true });
