@@ -95,6 +95,24 @@ export interface AssistantMessage {
   timestamp: number;
 }
 
+/** AttachParams are the params of $/pi-lsp/attach, the first message a
+ * pi-lsp process sends on the socket of a session another one owns (never
+ * sent to an editor). */
+export interface AttachParams {
+  protocolVersion: number;
+  pid: number;
+  path: string;
+  clientInfo?: ClientInfo | null;
+  follower?: boolean;
+}
+
+/** AttachResult answers $/pi-lsp/attach. */
+export interface AttachResult {
+  protocolVersion: number;
+  pid: number;
+  path: string;
+}
+
 /** Attachment is one editor attachment of a user item. */
 export interface Attachment {
   type: string;
@@ -128,6 +146,12 @@ export interface BashItem {
   status: string;
   output: string;
   exitCode: number | null;
+}
+
+/** BashParams are the params of agent/bash. */
+export interface BashParams {
+  command: string;
+  excludeFromContext?: boolean;
 }
 
 /** BashResult is the result of agent/bash. */
@@ -167,6 +191,8 @@ export interface ClientCapabilities {
   ui: UICapabilities;
   fs: FSCapabilities;
   harnessEvents: boolean;
+  diagnostics?: boolean;
+  window: WindowCapabilities;
 }
 
 /** ClientInfo names the client. */
@@ -206,6 +232,16 @@ export interface CompactionResult {
   summary: string;
   firstKeptEntryId: string;
   tokensBefore: number;
+}
+
+/** CompactionRunParams are the params of compaction/run. */
+export interface CompactionRunParams {
+  customInstructions?: string;
+}
+
+/** CompactionSetAutoParams are the params of compaction/setAuto. */
+export interface CompactionSetAutoParams {
+  enabled: boolean | null;
 }
 
 /** CompactionSummaryMessage is a compaction summary on the wire. */
@@ -324,6 +360,7 @@ export interface DisplayState {
   compaction: Compaction | null;
   returnedDrafts: string[];
   memory: MemoryStatus | null;
+  goal: Goal | null;
   jobs: Job[];
 }
 
@@ -331,6 +368,52 @@ export interface DisplayState {
  * messages they dropped, for the editor to put back in its input. */
 export interface DraftsResult {
   returnedDrafts: string[];
+}
+
+/** EditorDiagnosticsParams are the params of editor/diagnostics (server →
+ * client): absolute paths, and how long the client lets its language
+ * servers settle after the last change before it answers. */
+export interface EditorDiagnosticsParams {
+  paths: string[];
+  settleMs: number;
+}
+
+/** EditorDiagnosticsResult is the client's answer to editor/diagnostics. */
+export interface EditorDiagnosticsResult {
+  files: FileDiagnostics[];
+}
+
+/** EditorLSPParams are the params of editor/lsp (server → client): an
+ * operation at a 1-based line and column of an absolute path; query is the
+ * new name of rename_preview, or a workspace symbol search for symbols. */
+export interface EditorLSPParams {
+  op: string;
+  path: string;
+  line: number;
+  column: number;
+  query?: string;
+}
+
+/** EditorLSPResult is the client's answer to editor/lsp. */
+export interface EditorLSPResult {
+  locations: LSPLocation[];
+  hover?: string;
+}
+
+/** ElicitParams are the params of the server→client request ui/elicit: an
+ * MCP server asks the user to fill in a form (a flat JSON schema). */
+export interface ElicitParams {
+  server: string;
+  message: string;
+  requestedSchema: unknown;
+}
+
+/** ElicitResult answers ui/elicit: action accept (with content), decline or
+ * cancel. pi-lsp fills in the schema's defaults and checks the content
+ * against the schema before the MCP server gets it. */
+export interface ElicitResult {
+  action: string;
+  content?: Record<string, unknown>;
 }
 
 /** EntriesResult is the result of session/entries: session file lines as
@@ -383,6 +466,7 @@ export interface Event {
   memory?: MemoryStatus | null;
   subagent?: ApprovalSubagent | null;
   child?: Event | null;
+  goal?: Goal | null;
   job?: Job | null;
 }
 
@@ -400,7 +484,7 @@ export interface EventSession {
 }
 
 /** EventType names a harness event (pi's AgentEvent names). */
-export type EventType = "agent_end" | "agent_start" | "approval_pending" | "approval_resolved" | "compaction_end" | "compaction_start" | "compaction_update" | "drafts_returned" | "error" | "job_update" | "job_output" | "memory_update" | "message_end" | "message_start" | "message_update" | "mode_change" | "model_change" | "notice" | "phase_change" | "plan_pending" | "plan_resolved" | "question_pending" | "question_resolved" | "queue_update" | "retry_end" | "retry_start" | "session_change" | "session_info" | "skills_changed" | "subagent_end" | "subagent_event" | "subagent_start" | "tasks_update" | "thinking_change" | "tool_execution_end" | "tool_execution_start" | "tool_execution_update" | "turn_end" | "turn_start" | "usage_update";
+export type EventType = "agent_end" | "agent_start" | "approval_pending" | "approval_resolved" | "compaction_end" | "compaction_start" | "compaction_update" | "drafts_returned" | "error" | "goal_update" | "job_update" | "job_output" | "memory_update" | "message_end" | "message_start" | "message_update" | "mode_change" | "model_change" | "notice" | "phase_change" | "plan_pending" | "plan_resolved" | "question_pending" | "question_resolved" | "queue_update" | "retry_end" | "retry_start" | "session_change" | "session_info" | "skills_changed" | "subagent_end" | "subagent_event" | "subagent_start" | "tasks_update" | "thinking_change" | "tool_execution_end" | "tool_execution_start" | "tool_execution_update" | "turn_end" | "turn_start" | "usage_update";
 
 /** ExportResult is the result of session/export. */
 export interface ExportResult {
@@ -419,6 +503,12 @@ export type Field = never;
 /** Fields is the value of a merge op as the scheduler makes it: object keys
  * with their values, written in order. */
 export type Fields = Record<string, unknown>;
+
+/** FileDiagnostics are one file's problems. */
+export interface FileDiagnostics {
+  path: string;
+  diagnostics: LSPDiagnostic[];
+}
 
 /** FileFailure is a file a restore could not write. */
 export interface FileFailure {
@@ -466,11 +556,63 @@ export interface ForkParams {
   files?: FilesOption;
 }
 
+/** Goal is the session's goal (goal/set): session/state's and the display
+ * state's `goal`, null when the session has none. */
+export interface Goal {
+  text: string;
+  check: string;
+  turns: number;
+  maxTurns: number;
+  maxCostUsd?: number;
+  costUsd: number;
+  status: GoalStatus;
+  reason?: string;
+}
+
+/** GoalClearParams are goal/clear's params (none). */
+export interface GoalClearParams {
+}
+
+/** GoalClearResult is goal/clear's result: the goal, stopped (null when the
+ * session had none). */
+export interface GoalClearResult {
+  goal: Goal | null;
+}
+
+/** GoalSetParams are goal/set's params. MaxTurns defaults to 20 (1–1000);
+ * MaxCostUSD, when set, is more than 0 and at most 10000. */
+export interface GoalSetParams {
+  text: string;
+  check?: string;
+  maxTurns?: number | null;
+  maxCostUsd?: number | null;
+}
+
+/** GoalSetResult is goal/set's result: the goal as set (turns is 1 when its
+ * first run started at once). */
+export interface GoalSetResult {
+  goal: Goal;
+}
+
+/** GoalStatus is Goal.Status. */
+export type GoalStatus = "active" | "exhausted" | "met" | "stopped";
+
 /** Grants are the session's "always allow" answers. */
 export interface Grants {
   tools: string[];
   categories: string[];
   paths?: PathGrant[];
+}
+
+/** HandoverParams are the params of $/pi-lsp/handover, sent by an owner that
+ * leaves cleanly to every attached process. The successor takes the lock;
+ * the others wait for it and attach. */
+export interface HandoverParams {
+  successor: number;
+  path: string;
+  steering?: string[];
+  followUp?: string[];
+  interrupted?: boolean;
 }
 
 /** HistoryMarker is the display state's "history": what is older than its
@@ -553,6 +695,7 @@ export interface Item {
   exitCode?: number | null;
   summaryKind?: string;
   child?: Child | null;
+  diagnostics?: string[];
 }
 
 /** ItemKind is Item.Kind. */
@@ -608,6 +751,39 @@ export interface JobsOutputResult {
   next: number;
 }
 
+/** LSPDiagnostic is LSP's Diagnostic: severity 1 error, 2 warning, 3
+ * information, 4 hint; code a number or a string. */
+export interface LSPDiagnostic {
+  range: LSPRange;
+  severity?: number;
+  code?: unknown;
+  source?: string;
+  message: string;
+}
+
+/** LSPLocation is one place of an editor/lsp answer, 1-based, with a short
+ * text (the line of code, a symbol's name, a rename's new text). */
+export interface LSPLocation {
+  path: string;
+  line: number;
+  column: number;
+  endLine?: number;
+  endColumn?: number;
+  text?: string;
+}
+
+/** LSPPosition is LSP's Position: 0-based line and UTF-16 character. */
+export interface LSPPosition {
+  line: number;
+  character: number;
+}
+
+/** LSPRange is LSP's Range. */
+export interface LSPRange {
+  start: LSPPosition;
+  end: LSPPosition;
+}
+
 /** LineRange is an inclusive 1-based line range. */
 export interface LineRange {
   startLine: number;
@@ -637,6 +813,17 @@ export interface MCPListResult {
   diagnostics: MCPDiagnostic[];
 }
 
+/** MCPLoginParams are the params of mcp/login and mcp/logout: the server
+ * (a name of mcp/list). */
+export interface MCPLoginParams {
+  server: string;
+}
+
+/** MCPLoginResult is the server after mcp/login or mcp/logout. */
+export interface MCPLoginResult {
+  server: MCPServer;
+}
+
 /** MCPPrompt is one prompt of a server and its slash command. */
 export interface MCPPrompt {
   name: string;
@@ -651,6 +838,25 @@ export interface MCPResource {
   name: string;
   mimeType?: string;
   description?: string;
+}
+
+/** MCPResourceTemplate is one resource template (RFC 6570 URI template). */
+export interface MCPResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  mimeType?: string;
+  description?: string;
+}
+
+/** MCPResourcesParams are the params of mcp/resources (server "" = every
+ * ready server). */
+export interface MCPResourcesParams {
+  server?: string;
+}
+
+/** MCPResourcesResult lists the resources and templates of ready servers. */
+export interface MCPResourcesResult {
+  servers: MCPServerResources[];
 }
 
 /** MCPRestartParams are mcp/restart's params. */
@@ -679,6 +885,14 @@ export interface MCPServer {
   tools: MCPTool[];
   prompts: MCPPrompt[];
   resources: MCPResource[];
+}
+
+/** MCPServerResources are one server's resources and resource templates.
+ * A resource is attached to a prompt by writing @server:uri. */
+export interface MCPServerResources {
+  server: string;
+  resources: MCPResource[];
+  templates: MCPResourceTemplate[];
 }
 
 /** MCPTool is one tool of a server. */
@@ -793,6 +1007,12 @@ export interface ModeListResult {
   modes: Mode[];
 }
 
+/** ModeSetParams are the params of mode/set: a mode, yolo, or both. */
+export interface ModeSetParams {
+  mode?: string;
+  yolo?: boolean | null;
+}
+
 /** ModeSetResult is the result of mode/set. */
 export interface ModeSetResult {
   mode: string;
@@ -815,6 +1035,11 @@ export interface Model {
 export interface ModelListResult {
   current: string;
   models: Model[];
+}
+
+/** ModelSetParams are the params of model/set. */
+export interface ModelSetParams {
+  model: string;
 }
 
 /** ModelSetResult is the result of model/set. */
@@ -874,6 +1099,15 @@ export interface PermissionsResult {
   grants: Grants;
 }
 
+/** PermissionsSetParams are the params of permissions/set: policies
+ * ("allow", "ask", "deny", or "" to clear) by tool and by category. */
+export interface PermissionsSetParams {
+  tools?: Record<string, string>;
+  categories?: Record<string, string>;
+  yolo?: boolean | null;
+  clearGrants?: boolean;
+}
+
 /** Phase is the harness phase on the wire (DisplayState.phase, phase_change). */
 export type Phase = "branch_summary" | "compaction" | "idle" | "retry" | "turn";
 
@@ -910,6 +1144,22 @@ export interface Preview {
 export interface ProgressParams {
   token: string;
   value: WorkProgress;
+}
+
+/** PromptImage is an image attached to a prompt: base64 data of an image/*
+ * type. */
+export interface PromptImage {
+  data?: string;
+  mimeType?: string;
+}
+
+/** PromptParams are the params of agent/prompt. */
+export interface PromptParams {
+  text: string;
+  images?: PromptImage[];
+  streamingBehavior?: string;
+  context?: ContextItem[];
+  resources?: PromptResource[];
 }
 
 /** PromptResource names an MCP resource for agent/prompt's "resources". */
@@ -1020,6 +1270,18 @@ export interface ServerInfo {
   version: string;
 }
 
+/** SessionEntriesParams are the params of session/entries. */
+export interface SessionEntriesParams {
+  ids?: string[];
+  fromId?: string;
+  limit?: number;
+}
+
+/** SessionExportParams are the params of session/export. */
+export interface SessionExportParams {
+  format?: string;
+}
+
 /** SessionInfo is one session of session/list. */
 export interface SessionInfo {
   id: string;
@@ -1036,6 +1298,12 @@ export interface SessionInfo {
 /** SessionItemsResult is the result of session/list. */
 export interface SessionItemsResult {
   sessions: SessionListItem[];
+}
+
+/** SessionLabelParams are the params of session/label. */
+export interface SessionLabelParams {
+  entryId: string;
+  label?: string;
 }
 
 /** SessionListItem is one session of session/list: the stored info plus a
@@ -1056,9 +1324,27 @@ export interface SessionListItem {
   current: boolean;
 }
 
+/** SessionListParams are the params of session/list. */
+export interface SessionListParams {
+  cwd?: string;
+  all?: boolean;
+  includeSubagents?: boolean;
+  includeEmpty?: boolean;
+}
+
 /** SessionListResult is the result of session/list, newest first. */
 export interface SessionListResult {
   sessions: SessionInfo[];
+}
+
+/** SessionNewParams are the params of session/new. */
+export interface SessionNewParams {
+  cwd?: string;
+}
+
+/** SessionOpenParams are the params of session/open. */
+export interface SessionOpenParams {
+  path: string;
 }
 
 /** SessionResult is the result of session/new, session/open, session/fork
@@ -1070,6 +1356,11 @@ export interface SessionResult {
   attached?: boolean;
   ownerPid?: number;
   files?: FilesRestored | null;
+}
+
+/** SessionSetNameParams are the params of session/setName. */
+export interface SessionSetNameParams {
+  name: string | null;
 }
 
 /** SessionStateResult is the result of session/state. */
@@ -1093,6 +1384,24 @@ export interface SessionStateResult {
   autoCompaction: boolean;
   steering: string[];
   followUp: string[];
+  goal: Goal | null;
+}
+
+/** ShowDocumentCapability says the client answers window/showDocument. */
+export interface ShowDocumentCapability {
+  support: boolean;
+}
+
+/** ShowDocumentParams are LSP's window/showDocument params (server→client):
+ * pi-lsp sends an MCP login page with external true. */
+export interface ShowDocumentParams {
+  uri: string;
+  external?: boolean;
+}
+
+/** ShowDocumentResult answers window/showDocument. */
+export interface ShowDocumentResult {
+  success: boolean;
 }
 
 /** Skill is one skill of skills/list. */
@@ -1165,12 +1474,23 @@ export interface TextItem {
   text: string;
 }
 
+/** TextParams are the params of agent/steer, agent/followUp and
+ * agent/interrupt. */
+export interface TextParams {
+  text: string;
+}
+
 /** ThinkingContent is a thinking block. */
 export interface ThinkingContent {
   type: "thinking";
   thinking: string;
   thinkingSignature?: string;
   redacted?: boolean;
+}
+
+/** ThinkingSetParams are the params of thinking/set. */
+export interface ThinkingSetParams {
+  level: string;
 }
 
 /** ThinkingSetResult is the result of thinking/set. */
@@ -1215,6 +1535,7 @@ export interface ToolItem {
   path: string;
   isError: boolean;
   child?: Child | null;
+  diagnostics?: string[];
 }
 
 /** ToolResultMessage is a tool result on the wire. */
@@ -1281,6 +1602,7 @@ export interface UICapabilities {
   approvals: boolean;
   questions: boolean;
   planApproval: boolean;
+  elicitation?: boolean;
 }
 
 /** Usage is the provider-reported token usage of one assistant message. */
@@ -1306,6 +1628,11 @@ export interface UserMessage {
   role: "user";
   content: ContentBlock[];
   timestamp: number;
+}
+
+/** WindowCapabilities are LSP's client window capabilities pi-lsp reads. */
+export interface WindowCapabilities {
+  showDocument?: ShowDocumentCapability | null;
 }
 
 /** WorkProgress is LSP's work-done progress payload. */
