@@ -38,11 +38,3 @@ func (a *agent) registerJobs(s *rpc.Server) {
 		return protocol.JobsKillResult{}, nil
 	}))
 }
-
-// sameJobOutput reports whether ev is more output of the job whose output
-// prev is: harness/event's queue merges such events for a slow client, as
-// it merges token deltas.
-func sameJobOutput(prev, ev harness.Event) bool {
-	return prev.Type == harness.EvJobOutput && ev.Type == harness.EvJobOutput &&
-		prev.Job != nil && ev.Job != nil && prev.Job.ID == ev.Job.ID
-}
