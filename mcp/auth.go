@@ -32,6 +32,7 @@ type gate struct {
 	inner   auth.OAuthHandler
 	mayRun  func() bool
 	onStart func()
+	client  *http.Client // the handler's, for the legacy probe (nil: none)
 
 	mu      sync.Mutex
 	stepUps int
@@ -62,6 +63,11 @@ func (g *gate) Authorize(ctx context.Context, req *http.Request, resp *http.Resp
 	}
 	g.mu.Unlock()
 	g.onStart()
+	if g.client != nil {
+		if origin, ok := legacyOrigin(ctx, g.client, req.URL.String(), resp.Header.Values("WWW-Authenticate")); ok {
+			ctx = context.WithValue(ctx, legacyKey{}, origin)
+		}
+	}
 	err := g.inner.Authorize(ctx, req, resp)
 	g.setErr(err)
 	return err
@@ -113,6 +119,14 @@ func (m *Manager) oauthHandler(s *server, c ServerConfig, httpClient *http.Clien
 		port = p
 	}
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", port)
+	base := httpClient.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	hc := *httpClient
+	hc.Transport = legacyIssuer{base: base}
+	httpClient = &hc
+	g.client = httpClient
 	key := tokenKey(c)
 	refreshCtx := context.WithValue(context.Background(), oauth2.HTTPClient, httpClient)
 	save := func(cfg *oauth2.Config) func(*oauth2.Token) {

@@ -7,11 +7,7 @@
 set -eu
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dir="$root/test/mcp-conformance"
-# auth/2025-03-26-oauth-metadata-backcompat serves authorization server
-# metadata whose issuer (<base>/oauth) differs from the URL it is served
-# for; go-sdk v1.8.0's auth.GetAuthServerMetadata rejects that (RFC 8414
-# section 3.3), and pi-lsp does not weaken the check.
-ALLOWED_FAILURES="auth/client-credentials-jwt auth/cross-app-access-complete-flow auth/2025-03-26-oauth-metadata-backcompat"
+ALLOWED_FAILURES="auth/client-credentials-jwt auth/cross-app-access-complete-flow"
 : "${PI_LSP_BIN:=$root/bin/pi-lsp}" "${FAKELLM_BIN:=$root/bin/fakellm}"
 if ! [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] 2>/dev/null; then
   npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null
