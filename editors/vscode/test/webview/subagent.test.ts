@@ -41,7 +41,7 @@ describe('subagent card', () => {
     assert.equal(await card.locator('> summary .badge').textContent(), 'running');
     const items = card.locator('.child-items > .item');
     assert.deepEqual(await items.evaluateAll((els) => els.map((e) => e.className)), ['item kind-user', 'item kind-assistant', 'item kind-tool']);
-    assert.equal(await items.nth(0).textContent(), 'WRITE-TASK: create child.txt');
+    assert.equal(await items.nth(0).locator('.user-text').textContent(), 'WRITE-TASK: create child.txt');
     assert.match((await items.nth(1).textContent()) ?? '', /Writing now\./);
     assert.equal(await items.nth(2).locator('details.tool').getAttribute('class'), 'tool status-awaiting_approval');
     // The child's items are not the parent's: the transcript has three top-level items.
