@@ -367,7 +367,7 @@ export class Agent implements vscode.Disposable {
       void vscode.window.showWarningMessage(text, ...labels).then((clicked) => {
         if (clicked === 'Chat') this.host.focusChat();
         else if (clicked === 'Review') void this.host.reviews?.open(key, req.preview!, (r) => this.answer(key, r), outside);
-        else if (clicked !== undefined) this.answer(key, approvalReply(clicked));
+        else if (clicked !== undefined) this.answerApproval(key, approvalReply(clicked));
       });
     }
     return p;
@@ -391,6 +391,14 @@ export class Agent implements vscode.Disposable {
     void vscode.window.showInformationMessage(message, 'Open Chat').then((c) => {
       if (c === 'Open Chat') this.host.focusChat();
     });
+  }
+
+  /**
+   * Answers an approval from the chat card or a notification. While its diff editor is open, an
+   * allowing answer carries the right side's text (the user's edits), as the diff editor's Accept.
+   */
+  answerApproval(key: string, reply: ApprovalReply): boolean {
+    return this.answer(key, this.host.reviews ? this.host.reviews.reviewed(key, reply) : reply);
   }
 
   /** Opens the diff editor of a pending approval (the card's Review button). */

@@ -161,7 +161,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           await vscode.commands.executeCommand('piLsp.abort');
           break;
         case 'approval':
-          a.answer(m.key, m.decision === 'decline' ? declineReply(m.feedback) : approvalReply(m.decision));
+          a.answerApproval(m.key, m.decision === 'decline' ? declineReply(m.feedback) : approvalReply(m.decision));
           break;
         case 'review':
           a.openReview(m.key);
@@ -219,8 +219,22 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     } catch (e) {
       const message = describeError(e);
       this.post({ type: 'error', message });
-      if (m.type === 'send') void vscode.window.showErrorMessage(`pi-lsp: ${message}`);
+      if (m.type === 'send') this.sendFailed(m, message);
     }
+  }
+
+  /**
+   * A prompt that could not be sent (no binary, no model, a dead server): the text and its
+   * context go back into the input, and the error offers its fixes and a retry.
+   */
+  private sendFailed(m: Extract<FromWebview, { type: 'send' }>, message: string): void {
+    this.post({ type: 'sendFailed', text: m.text, message, ...(m.context?.length ? { context: m.context } : {}) });
+    void vscode.window.showErrorMessage(`pi-lsp: the prompt was not sent: ${message}`, ...SEND_FIXES).then((c) => {
+      if (c === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'piLsp');
+      else if (c === 'Select Model') void vscode.commands.executeCommand('piLsp.selectModel');
+      // The input holds the prompt again: Retry sends it from there, as the user would.
+      else if (c === 'Retry') this.post({ type: 'resend', behavior: m.behavior });
+    });
   }
 
   dispose(): void {
@@ -228,6 +242,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.subs.forEach((s) => s.dispose());
   }
 }
+
+/** The actions of a failed send's error message. */
+export const SEND_FIXES = ['Open Settings', 'Select Model', 'Retry'] as const;
 
 /** The id of the k-th user message from the end of the current branch (k ≥ 1). */
 async function userEntryFromEnd(a: { request<T>(method: string, params: unknown): Promise<T> }, k: number): Promise<string | undefined> {

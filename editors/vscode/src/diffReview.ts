@@ -2,7 +2,8 @@
 // (left, read-only) against the agent's version (right, an editable scratch file). The user may
 // revert hunks with the diff editor's own "Revert Block" arrows or edit the right side, then
 // Accept (the right side's text goes back as `content` when it differs from the proposal) or
-// Reject (with an optional reason) from the editor title.
+// Reject (with an optional reason) from the editor title. Approving from the chat card or a
+// notification while the review is open sends the right side's text the same way (reviewed).
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -113,6 +114,20 @@ export class DiffReviews implements vscode.Disposable {
   private acceptedText(r: Review): string {
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === r.afterUri.fsPath);
     return doc ? doc.getText() : fs.readFileSync(r.afterUri.fsPath, 'utf8');
+  }
+
+  /**
+   * An allowing reply given outside the diff editor (the chat card's Approve, a notification's
+   * button) for the review of key, with what the right side holds: the user's reverted hunks and
+   * edits go with it (as `content`, as Accept in the title bar sends them) instead of being lost.
+   * A decline, or a key without an open review, is returned as it is.
+   */
+  reviewed(key: string, reply: ApprovalReply): ApprovalReply {
+    if (reply.decision === 'decline') return reply;
+    const r = [...this.reviews.values()].find((x) => x.key === key);
+    if (!r) return reply;
+    const { content } = reviewReply(r.preview.after, this.acceptedText(r));
+    return content === undefined ? reply : { ...reply, content };
   }
 
   async accept(u?: vscode.Uri): Promise<void> {

@@ -20,7 +20,11 @@ export type ToWebview =
   | { type: 'files'; query: string; files: FileMatch[] }
   | { type: 'addContext'; item: ContextItem }
   | { type: 'history'; items: DisplayItem[]; before: string | null }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string }
+  /** A prompt that could not be sent: its text and context go back into the input. */
+  | { type: 'sendFailed'; text: string; context?: ContextItem[]; message: string }
+  /** Retry of a failed send: send what the input holds. */
+  | { type: 'resend'; behavior: 'steer' | 'followUp' };
 
 export type FromWebview =
   | { type: 'ready' }

@@ -19,6 +19,21 @@ export type SessionElement =
   /** "Load more…": the next page of the listing `key`. */
   | { kind: 'more'; key: string; remaining?: number };
 
+/**
+ * The first line of an entry's preview as plain text: tree labels do not render markdown, so its
+ * emphasis, code and link marks go (`**edit** \`main.go\`` → `edit main.go`).
+ */
+export function plainLine(preview: string | undefined): string {
+  const line = (preview ?? '').split('\n')[0];
+  return line
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/(\*\*|__)(.+?)\1/g, '$2')
+    .replace(/(^|[^\w*])[*_]([^*_\s][^*_]*?)[*_](?=[^\w*]|$)/g, '$1$2')
+    .replace(/`+([^`]*)`+/g, '$1')
+    .replace(/^\s*(#{1,6}\s+|>\s+|[-*+]\s+)/, '')
+    .trim();
+}
+
 /** The entry an element acts on (navigate, fork, label): a branch's first entry; none for Load more. */
 export function entryOf(e: SessionElement): TreeNode | undefined {
   return e.kind === 'entry' ? e.node : e.kind === 'branch' ? e.start : undefined;
@@ -180,7 +195,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
     }
     if (e.kind === 'branch') {
       const n = e.start;
-      const item = new vscode.TreeItem(`${roleOf(n)}: ${(n.preview ?? '').split('\n')[0]}`, n.onBranch ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(`${roleOf(n)}: ${plainLine(n.preview)}`, n.onBranch ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       item.iconPath = new vscode.ThemeIcon('git-branch');
       item.description = n.onBranch ? 'current branch' : 'branch';
       item.contextValue = 'branch';
@@ -189,7 +204,7 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
     }
     const n = e.node;
     const isLeaf = e.current === true;
-    const item = new vscode.TreeItem(`${roleOf(n)}: ${(n.preview ?? '').split('\n')[0]}`, e.below ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(`${roleOf(n)}: ${plainLine(n.preview)}`, e.below ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
     item.id = e.end ? `end:${n.id}` : n.id;
     const desc: string[] = [];
     if (n.label) desc.push(`🏷 ${n.label}`);

@@ -8,9 +8,14 @@ import type { AgentManager } from './manager';
 import { goalStatus } from './goal';
 import type { DisplayState } from './protocol';
 
+/** The mode's name as the status bar and its tooltip show it (the server's default is build). */
+export function modeName(s: DisplayState): string {
+  return s.mode?.name || s.mode?.id || 'build';
+}
+
 /** The status bar text for a display state. */
 export function statusText(s: DisplayState): string {
-  const parts = [s.model || 'no model', s.mode?.name || s.mode?.id || 'build'];
+  const parts = [s.model || 'no model', modeName(s)];
   const pct = contextPercent(s);
   if (pct !== undefined) parts.push(`${pct}%`);
   const cost = (s.tokens?.cost as { total?: number } | undefined)?.total;
@@ -24,6 +29,11 @@ export function statusText(s: DisplayState): string {
   const g = goalStatus(s.goal);
   if (g) parts.push(g);
   return parts.join(' · ');
+}
+
+/** The tooltip's mode line: the same name as the status bar text. */
+export function modeLine(s: DisplayState): string {
+  return `mode: ${modeName(s)}${s.yolo ? ' (yolo)' : ''}`;
 }
 
 /** The top-level state keys the status bar shows. */
@@ -72,7 +82,7 @@ export class StatusBar implements vscode.Disposable {
     this.item.tooltip = [
       `pi-lsp (${a.name}): ${a.status}${running ? `, ${s.status}` : ''}${attached ? ` — ${attached} (another pi-lsp process owns the session)` : ''}`,
       `model: ${s.model ?? '—'}  thinking: ${s.thinkingLevel ?? 'off'}`,
-      `mode: ${s.mode?.name ?? s.mode?.id ?? '—'}${s.yolo ? ' (yolo)' : ''}`,
+      modeLine(s),
       `sandbox: ${s.sandbox ?? '—'}`,
       t?.contextWindow ? `context: ${t.contextTokens ?? 0} / ${t.contextWindow} tokens` : '',
       s.memory?.mode === 'observational'

@@ -278,7 +278,8 @@ function renderOps(ops: DisplayOp[]): void {
     for (const k in SECTION) if (touches(op, k)) dirtySections.add(k);
     if (op.path.length === 0) {
       // A set or merge at the root: the transcript too when it names the items.
-      if (op.op === 'set' || touches(op, 'items')) full = true;
+      // A merge that ends the run (status) places the "files changed" summary: redraw all too.
+      if (op.op === 'set' || touches(op, 'items') || touches(op, 'status')) full = true;
       continue;
     }
     const [top, idx] = op.path;
@@ -355,6 +356,18 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
     case 'editorText':
       ui.input.value = m.text;
       ui.input.focus();
+      break;
+    case 'sendFailed':
+      // The prompt was not sent: give it back (unless the user typed something new since).
+      if (!ui.input.value.trim()) ui.input.value = m.text;
+      for (const c of m.context ?? []) if (c.type !== 'file' || !attached.some((a) => a.type === 'file' && a.path === c.path)) attached.push(c);
+      renderAttached();
+      model.localErrors = [`Not sent: ${m.message}`];
+      renderErrors();
+      ui.input.focus();
+      break;
+    case 'resend':
+      send(m.behavior);
       break;
     case 'error':
       model.localErrors = [m.message];

@@ -179,8 +179,26 @@ function summaryTitle(item: DisplayItem): string {
   return k ? `Summary (${k})` : 'Summary';
 }
 
+/**
+ * The text pi-lsp itself sends as the user when an approved plan hands over to Build mode
+ * (harness handOverToBuild). It is shown as a system note, not as the user's own bubble.
+ */
+const PLAN_HANDOVER = /^The plan "(.*)" was approved\. You are now in Build mode with all tools: implement it step by step\.$/s;
+
+/** The plan title of a plan-approval handover text, or undefined for a real user message. */
+export function planHandover(text: string | undefined): string | undefined {
+  return PLAN_HANDOVER.exec(text ?? '')?.[1];
+}
+
 /** One transcript item. */
 export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
+  const handover = item.kind === 'user' ? planHandover(item.text as string | undefined) : undefined;
+  if (handover !== undefined) {
+    const note = el('div', 'item kind-info plan-handover');
+    note.dataset.id = item.id;
+    note.append(el('div', 'info-text', `Plan approved${handover ? `: ${handover}` : ''} — building in Build mode`));
+    return note;
+  }
   const wrap = el('div', `item kind-${item.kind}`);
   wrap.dataset.id = item.id;
   switch (item.kind) {

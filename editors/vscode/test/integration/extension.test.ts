@@ -144,6 +144,20 @@ describe('extension against pi-lsp', () => {
     assert.equal(view.last('pending')?.items.length, 0, 'the card is gone');
   });
 
+  it("the card's Approve writes the user's edit of the open diff review (issue 33)", async () => {
+    const card = await promptWrite('reviewed.txt', 'the proposal\n');
+    // The approval opened the diff editor; its right side is an editable scratch file.
+    const diff = await waitFor('the diff review', () => [...stub.control.executed].reverse().find((e) => e.id === 'vscode.diff' && String(e.args[2]).startsWith('reviewed.txt')));
+    const right = (diff.args[1] as { fsPath: string }).fsPath;
+    assert.equal(fs.readFileSync(right, 'utf8'), 'the proposal\n');
+    fs.writeFileSync(right, 'the proposal, edited by the user\n');
+    view.receive({ type: 'approval', key: card.key, decision: 'approve' });
+    const file = path.join(ws.folder, 'reviewed.txt');
+    await waitFor('the run to end', () => idle(api) && lastAssistant(api) === 'Handled reviewed.txt.');
+    assert.equal(fs.readFileSync(file, 'utf8'), 'the proposal, edited by the user\n', 'the reviewed content was written, not the proposal');
+    assert.equal(fs.existsSync(right), false, 'the review closed');
+  });
+
   it('answers an approval from the card (decline leaves the disk alone)', async () => {
     const card = await promptWrite('nope.txt', 'x\n');
     view.receive({ type: 'approval', key: card.key, decision: 'decline' });
