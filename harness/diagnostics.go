@@ -402,6 +402,11 @@ func newProblems(before map[string][]tools.Diagnostic, after []tools.Diagnostic,
 // appendText adds text to the result's last text block (a new block when
 // it has none).
 func appendText(res tools.Result, text string) tools.Result {
+	if res.Display != "" {
+		// The display-only version says what the model is told, so that a
+		// reopened session's history shows the same as the live item.
+		res.Display = strings.TrimRight(res.Display, "\n") + "\n\n" + text
+	}
 	content := append([]llm.ContentBlock(nil), res.Content...)
 	for i := len(content) - 1; i >= 0; i-- {
 		if content[i].Type == llm.BlockText {

@@ -48,19 +48,34 @@ func TestACPMCPCapabilitiesAndLogin(t *testing.T) {
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
-		re := regexp.MustCompile(`Open this link to log in: (http[^\s"\\]+)`)
+		re := regexp.MustCompile(`Open this link to log in: (http\S+)`)
 		for {
 			select {
 			case <-done:
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
-			if m := re.FindSubmatch(a.received()); m != nil {
-				u := strings.ReplaceAll(string(m[1]), `\u0026`, "&")
-				if resp, err := http.Get(u); err == nil {
-					resp.Body.Close()
+			// Read the link from the decoded message text, as a client
+			// shows it (the JSON may escape its "&").
+			for _, line := range strings.Split(string(a.received()), "\n") {
+				var n struct {
+					Params struct {
+						Update struct {
+							Content struct {
+								Text string `json:"text"`
+							} `json:"content"`
+						} `json:"update"`
+					} `json:"params"`
 				}
-				return
+				if json.Unmarshal([]byte(line), &n) != nil {
+					continue
+				}
+				if m := re.FindStringSubmatch(n.Params.Update.Content.Text); m != nil {
+					if resp, err := http.Get(m[1]); err == nil {
+						resp.Body.Close()
+					}
+					return
+				}
 			}
 		}
 	}()

@@ -107,7 +107,7 @@ func (c *acpClient) call(method string, params any) json.RawMessage {
 			}
 			return m["result"]
 		case <-timeout:
-			c.t.Fatalf("%s: no answer", method)
+			c.t.Fatalf("%s: no answer; received so far:\n%.4000s", method, c.received())
 		}
 	}
 }

@@ -306,6 +306,7 @@ func TestJobLargeOutputBoundedOverTheWire(t *testing.T) {
 		{Text: "started"},
 	})
 	s := e.start(startOpt{args: []string{"--yolo"}})
+	baseKB := peakKB(t, s.cmd.Process.Pid)
 	s.prompt("flood")
 	s.waitIdle()
 	deadline := time.Now().Add(3 * time.Minute)
@@ -315,23 +316,17 @@ func TestJobLargeOutputBoundedOverTheWire(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(s.cmd.Process.Pid) + "/status")
-	if err != nil {
-		t.Skip("no /proc")
-	}
-	var hwmKB int
-	for _, l := range strings.Split(string(status), "\n") {
-		if strings.HasPrefix(l, "VmHWM:") {
-			hwmKB, _ = strconv.Atoi(strings.Fields(l)[1])
-		}
-	}
+	hwmKB := peakKB(t, s.cmd.Process.Pid)
 	frames := 0
 	for _, n := range s.Notifications("display/state") {
 		frames += len(n.Params)
 	}
-	t.Logf("100 MB job: pi-lsp peak RSS %d MB, display/state bytes %d", hwmKB/1024, frames)
-	if hwmKB == 0 || hwmKB > 80*1024 {
-		t.Fatalf("pi-lsp's peak RSS is %d KB for a job that printed 100 MB", hwmKB)
+	t.Logf("100 MB job: pi-lsp peak RSS %d MB (%d MB after initialize), display/state bytes %d", hwmKB/1024, baseKB/1024, frames)
+	// The peak grows by far less than the output: kept whole, 100 MB
+	// would show (twice over under the race detector, whose binary starts
+	// bigger, so the growth is what is judged, not the total).
+	if hwmKB == 0 || hwmKB-baseKB > 70*1024 {
+		t.Fatalf("pi-lsp's peak RSS grew from %d KB to %d KB for a job that printed 100 MB", baseKB, hwmKB)
 	}
 	if frames > 4<<20 {
 		t.Fatalf("display/state carried %d bytes for a job's output", frames)
@@ -378,4 +373,20 @@ func TestJobsEndWithTheirSession(t *testing.T) {
 	if got := listJobs(s); len(got) != 0 {
 		t.Fatalf("the new session lists the old session's jobs: %+v", got)
 	}
+}
+
+// peakKB is a process's peak resident set (VmHWM) in KB.
+func peakKB(t *testing.T, pid int) int {
+	t.Helper()
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			kb, _ := strconv.Atoi(strings.Fields(l)[1])
+			return kb
+		}
+	}
+	return 0
 }
