@@ -69,6 +69,7 @@ end
 
 --- Closes every float and extra window and tab.
 function H.reset_windows()
+  vim.cmd('stopinsert')
   for _, win in ipairs(vim.api.nvim_list_wins()) do
     if vim.api.nvim_win_get_config(win).relative ~= '' then
       pcall(vim.api.nvim_win_close, win, true)

@@ -187,6 +187,15 @@ function M.send(view, behavior)
   if is_goal then
     return
   end
+  -- Built-ins (/name, /tree, /new, …) run here, with the method commands/list names.
+  local is_builtin = require('pi_lsp.builtins').run(view.client, text, function(err)
+    if err and buf_valid(view.ibuf) and get_input(view) == '' then
+      vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, saved)
+    end
+  end)
+  if is_builtin then
+    return
+  end
   local ctx = require('pi_lsp.context').from_text(view.client.cwd, text)
   vim.list_extend(ctx, view.attached or {})
   view.attached = nil
@@ -334,11 +343,21 @@ local function find_win(buf)
   end
 end
 
+--- Moves to the input window and starts Insert mode at the end of the input.
 function M.focus_input(view)
   local win = find_win(view.ibuf)
   if win then
     vim.api.nvim_set_current_win(win)
+    M.start_insert(win)
   end
+end
+
+--- Starts Insert mode in the input window `win`, at the end of its text. Inside a mapping or
+--- a command `startinsert` takes effect once it returns.
+function M.start_insert(win)
+  local last = vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win))
+  pcall(vim.api.nvim_win_set_cursor, win, { last, 0 })
+  vim.cmd('startinsert!')
 end
 
 --- The chat view of `client`, creating its buffers (not windows) when needed.

@@ -82,6 +82,9 @@ function M.chat(text, range)
   local chat = require('pi_lsp.chat')
   local sel = range and require('pi_lsp.context').selection(range[1], range[2], range[3]) or nil
   local view = chat.open(c)
+  if text and text ~= '' and require('pi_lsp.builtins').run(c, text) then
+    return view
+  end
   if text and text ~= '' then
     local ctx = require('pi_lsp.context').from_text(c.cwd, text)
     if sel then
@@ -90,6 +93,13 @@ function M.chat(text, range)
     chat.prompt(c, text, 'steer', nil, ctx)
   elseif sel then
     chat.attach(c, sel)
+  end
+  if not text or text == '' then
+    -- Ready to type: Insert mode in the input (after the command returns).
+    local win = vim.api.nvim_get_current_win()
+    if vim.api.nvim_win_get_buf(win) == view.ibuf then
+      chat.start_insert(win)
+    end
   end
   return view
 end

@@ -26,6 +26,13 @@ function M.setup_buffer(buf)
   if not ok_ts then
     vim.api.nvim_buf_call(buf, function()
       vim.cmd('setlocal syntax=markdown')
+      -- Error lines are plain text: an asterisk in a message (a redacted "sk-bad***") must
+      -- not be read as emphasis and concealed. Only the label's own ** are hidden.
+      vim.cmd([[syntax match PiLspErrorLine /^\(> \)\=\*\*Error:\*\* .*$/ contains=PiLspErrorLabel]])
+      vim.cmd([[syntax match PiLspErrorLabel /^\(> \)\=\*\*Error:\*\*/ contained contains=PiLspErrorStars]])
+      vim.cmd([[syntax match PiLspErrorStars /\*\*/ contained conceal]])
+      vim.cmd('highlight default link PiLspErrorLine ErrorMsg')
+      vim.cmd('highlight default link PiLspErrorLabel ErrorMsg')
     end)
   end
 end

@@ -213,6 +213,10 @@ function M.compact(client, instructions)
   end
   info('compacting...')
   client:request('compaction/run', params, function(err, r)
+    if err and tostring(err.message or ''):find('nothing to compact', 1, true) then
+      -- A short or empty session: not a failure.
+      return info('nothing to compact yet (the conversation is too short)')
+    end
     if err then
       return report('compaction/run', err)
     end

@@ -60,20 +60,31 @@ function M.reply_for(after, lines, eol, decision)
   return { decision = decision, content = text }
 end
 
+--- Detects the filetype of `path` and sets it on `buf` (a review buffer); returns it ('' when
+--- unknown). Never touches the current buffer: 0.7's vim.filetype.match(name, bufnr) sets the
+--- filetype of bufnr itself (and returns nothing), so it gets the review buffer, not 0.
+function M.detect_filetype(path, buf)
+  if not (vim.filetype and vim.filetype.match) then
+    return ''
+  end
+  -- 0.8+ takes {filename = …} and returns the filetype; 0.7 fails on a table.
+  local ok, r = pcall(vim.filetype.match, { filename = path })
+  if ok and type(r) == 'string' and r ~= '' then
+    vim.bo[buf].filetype = r
+    return r
+  end
+  if vim.fn.has('nvim-0.8') == 0 then
+    pcall(vim.filetype.match, path, buf)
+    return vim.bo[buf].filetype
+  end
+  return ''
+end
+
 --- Opens the review of `entry` (a prompts.lua entry); `finish(answer)` answers, `park()` leaves
 --- it pending. Returns the state (buffers, tab) for tests.
 function M.open(entry, finish, park)
   local p = entry.params.preview
   local name = vim.fn.fnamemodify(p.path, ':t')
-  local ft = ''
-  if vim.filetype and vim.filetype.match then
-    -- 0.8+ takes {filename = …}; 0.7 takes (name, bufnr).
-    local ok, r = pcall(vim.filetype.match, { filename = p.path })
-    if not ok or type(r) ~= 'string' then
-      ok, r = pcall(vim.filetype.match, p.path, 0)
-    end
-    ft = ok and type(r) == 'string' and r or ''
-  end
   local before_lines = M.split(p.before)
   local after_lines, after_eol = M.split(p.after)
   vim.cmd('stopinsert')
@@ -81,7 +92,8 @@ function M.open(entry, finish, park)
   local tab = vim.api.nvim_get_current_tabpage()
   local lwin = vim.api.nvim_get_current_win()
   local n = (entry.params.toolCallId or tostring(os.time()))
-  local lbuf = scratch('pi-lsp://before/' .. n .. '/' .. name, before_lines, ft, false)
+  local lbuf = scratch('pi-lsp://before/' .. n .. '/' .. name, before_lines, nil, false)
+  local ft = M.detect_filetype(p.path, lbuf)
   vim.api.nvim_win_set_buf(lwin, lbuf)
   vim.cmd('diffthis')
   vim.cmd('rightbelow vsplit')
