@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { validate } from './lib/schema.mjs';
 
 test('a frame of ops fits; a bad op code does not', () => {
-  assert.deepEqual(validate('DisplayFrame', { version: 2, ops: [['a', ['items', 0, 'text'], 'x'], ['d', ['retry']]] }), []);
-  assert.notDeepEqual(validate('DisplayFrame', { version: 2, ops: [['x', ['status'], 1]] }), []);
+  assert.deepEqual(validate('DisplayFrame', { stream: 'a1b2c3d4', version: 2, ops: [['a', ['items', 0, 'text'], 'x'], ['d', ['retry']]] }), []);
+  assert.notDeepEqual(validate('DisplayFrame', { stream: 'a1b2c3d4', version: 2, ops: [['x', ['status'], 1]] }), []);
   assert.notDeepEqual(validate('DisplayFrame', { version: '2' }), []);
 });
 
