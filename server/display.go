@@ -60,19 +60,9 @@ func (p *push) retire() displayAt {
 	return at
 }
 
-// Close stops the pushes (the connection ended).
-func (p *push) Close() {
-	p.mu.Lock()
-	sched, unsub := p.display, p.unsub
-	p.display, p.unsub = nil, nil
-	p.mu.Unlock()
-	if sched != nil {
-		sched.Close()
-	}
-	if unsub != nil {
-		unsub()
-	}
-}
+// Close stops the pushes (the connection ended); Retire closes the
+// scheduler, so this is retire with its answer unused.
+func (p *push) Close() { p.retire() }
 
 // AttachDisplay gives the client its own display.Scheduler on r (one
 // Reducer per harness, fed by harness.Attach with r.Apply) and pushes its
