@@ -141,16 +141,7 @@ func runExec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
 		return 1
 	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			h.Abort()
-		case <-done:
-		}
-	}()
-	_ = h.Wait(context.Background())
-	close(done)
+	waitAbortingOnInterrupt(ctx, h)
 	info := h.SessionInfo()
 	if !*asJSON {
 		fmt.Fprintf(stderr, "session: %s\n", info.Path)

@@ -54,16 +54,7 @@ func execGoal(ctx context.Context, h *harness.Harness, spec harness.GoalSpec, as
 		fmt.Fprintf(stderr, "pi-lsp exec: %v\n", err)
 		return 2
 	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			h.Abort()
-		case <-done:
-		}
-	}()
-	_ = h.Wait(context.Background())
-	close(done)
+	waitAbortingOnInterrupt(ctx, h)
 	g := h.CurrentGoal()
 	if g == nil {
 		fmt.Fprintln(stderr, "pi-lsp exec: the goal is gone")
@@ -81,4 +72,19 @@ func execGoal(ctx context.Context, h *harness.Harness, spec harness.GoalSpec, as
 		return 130
 	}
 	return 2
+}
+
+// waitAbortingOnInterrupt waits until h is idle (its runs, a goal's runs
+// included, are over), aborting it when ctx ends (Ctrl-C).
+func waitAbortingOnInterrupt(ctx context.Context, h *harness.Harness) {
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			h.Abort()
+		case <-done:
+		}
+	}()
+	_ = h.Wait(context.Background())
+	close(done)
 }
