@@ -1304,6 +1304,7 @@ export interface SessionInfo {
   cwd: string;
   name?: string;
   firstMessage: string;
+  lastMessage?: string;
   parentSession?: string;
   created: string;
   modified: string;
@@ -1329,6 +1330,7 @@ export interface SessionListItem {
   cwd: string;
   name?: string;
   firstMessage: string;
+  lastMessage?: string;
   parentSession?: string;
   created: string;
   modified: string;
