@@ -16,12 +16,12 @@ import (
 
 // stopReason maps the harness's agent_end reason.
 func (s *sess) stopReason(reason string) promptResult {
-	switch reason {
-	case "length":
+	switch harness.EndReason(reason) {
+	case harness.EndLength:
 		return promptResult{stop: sdk.StopReasonMaxTokens}
-	case "aborted":
+	case harness.EndAborted, harness.EndClientGone:
 		return promptResult{stop: sdk.StopReasonCancelled}
-	case "error":
+	case harness.EndError:
 		if strings.Contains(s.lastErr, "content_filter") || strings.Contains(s.lastErr, "refus") {
 			return promptResult{stop: sdk.StopReasonRefusal}
 		}

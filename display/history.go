@@ -36,15 +36,14 @@ func itemsFrom(msgs []llm.Message, newID func(i int) string) []Item {
 			text, thinking := assistantText(m)
 			if text != "" || thinking != "" || m.StopReason == llm.StopAborted {
 				it := Item{ID: id(), Kind: KindAssistant, Text: text, Thinking: thinking}
-				if m.StopReason == llm.StopAborted {
-					it.Status = AssistantInterrupted
-				}
+				answerFacts(&it, m)
 				items = append(items, it)
 			}
 			for _, c := range m.ToolCalls() {
 				tools[c.ID] = len(items)
 				// A call without a result was interrupted.
-				items = append(items, Item{ID: c.ID, Kind: KindTool, ToolName: c.Name, Args: cloneRaw(c.Arguments), Status: ToolError})
+				items = append(items, Item{ID: c.ID, Kind: KindTool, ToolName: c.Name, Args: cloneRaw(c.Arguments), Status: ToolError,
+					Outcome: OutcomeInterrupted})
 			}
 		case llm.RoleToolResult:
 			idx, ok := tools[m.ToolCallID]
@@ -56,10 +55,7 @@ func itemsFrom(msgs []llm.Message, newID func(i int) string) []Item {
 			it := &items[idx]
 			it.Output = tail(m.Text(), keptOutput)
 			it.IsError = m.IsError
-			it.Status = ToolDone
-			if m.IsError {
-				it.Status = ToolError
-			}
+			toolFacts(it, m.Text(), m.IsError)
 			if it.ToolName == "subagent" {
 				it.Child = childFromDetails(m.Details)
 			}

@@ -122,9 +122,13 @@ func (r *Reducer) finishLive(m *llm.Message) {
 	}
 	it.Streaming = false
 	r.setItemField(l.idx, "streaming", false)
-	if m != nil && m.StopReason == llm.StopAborted && it.Status != AssistantInterrupted {
-		it.Status = AssistantInterrupted
-		r.setItemField(l.idx, "status", AssistantInterrupted)
+	if m != nil {
+		before := *it
+		answerFacts(it, m)
+		if it.Status != before.Status {
+			r.setItemField(l.idx, "status", it.Status)
+		}
+		r.setOptional(l.idx, "endReason", string(before.EndReason), string(it.EndReason))
 	}
 	r.live = nil
 }
@@ -197,6 +201,7 @@ func userItem(m *llm.Message) Item {
 		}
 	}
 	it.Text = b.String()
+	userFacts(&it)
 	return it
 }
 

@@ -30,9 +30,14 @@ func (r *Reducer) sessionChange(ev harness.Event) {
 	if len(items) == 0 && older == nil && r.st.Session.ID == "" && len(r.st.Items) == 0 {
 		r.st.Session = info
 		r.set(path("session"), info)
+		r.setTokens(ev.Tokens)
 		return
 	}
 	r.resetLocked(info, items, older)
+	if ev.Tokens != nil {
+		// The session's own totals, in the full state the reset sends.
+		r.st.Tokens = WireTokens(*ev.Tokens)
+	}
 }
 
 // historyPage turns the history of a session_change into the items of the

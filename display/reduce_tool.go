@@ -7,6 +7,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/llm"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 // Tool output kept for display: the last keptOutput bytes. Streamed output
@@ -125,13 +126,13 @@ func (r *Reducer) toolEnd(ev harness.Event) {
 	if ev.Path != "" && !ev.IsError {
 		r.addFile(ev.Path)
 	}
-	switch {
-	case it.Status == ToolDeclined:
-	case ev.IsError:
-		r.setToolStatus(t, ToolError)
-	default:
-		r.setToolStatus(t, ToolDone)
+	before := *it
+	declined := it.Status == ToolDeclined
+	toolFacts(it, ev.Output, ev.IsError)
+	if declined && it.Outcome != protocol.OutcomeDeclined {
+		it.Status, it.Outcome = ToolDeclined, protocol.OutcomeDeclined
 	}
+	r.setToolFacts(t.idx, before)
 }
 
 // toolResultMessage covers a tool result that had no tool_execution events.
@@ -144,8 +145,10 @@ func (r *Reducer) toolResultMessage(m *llm.Message) {
 	if m.IsError {
 		r.st.Items[t.idx].IsError = true
 		r.setItemField(t.idx, "isError", true)
-		r.setToolStatus(t, ToolError)
 	}
+	before := r.st.Items[t.idx]
+	toolFacts(&r.st.Items[t.idx], m.Text(), m.IsError)
+	r.setToolFacts(t.idx, before)
 }
 
 // pendingEvent handles approval, question and plan requests and their answers.

@@ -51,6 +51,7 @@ type Reducer struct {
 	files  map[string]bool       // modifiedFiles membership
 	// children follows subagents by the parent's tool call id (child.go).
 	children map[string]*childTrack
+	turn     string // the id of the last user item: the turn banners belong to
 
 	scheds []*Scheduler
 	ops    []rop // ops of the Apply in progress (scratch, reused)
@@ -93,6 +94,7 @@ func (r *Reducer) resetTracking() {
 	r.tools = map[string]*toolTrack{}
 	r.files = map[string]bool{}
 	r.children = nil
+	r.turn = ""
 }
 
 // State returns a deep copy of the current state.
@@ -127,6 +129,9 @@ func (r *Reducer) resetLocked(session SessionInfo, history []Item, older *protoc
 			it.ID = r.newID()
 		}
 		r.st.Items = append(r.st.Items, it)
+		if it.Kind == KindUser {
+			r.turn = it.ID
+		}
 		if it.Kind == KindTool {
 			r.tools[it.ID] = &toolTrack{idx: len(r.st.Items) - 1, started: true}
 		}
@@ -193,7 +198,10 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		r.set(path("returnedDrafts"), cloneStrings(ev.Drafts))
 		return true
 	case harness.EvAgentEnd:
-		r.endRun()
+		r.endRun(protocol.RunEndReason(ev.Reason))
+		if successfulEnd(ev.Reason) {
+			r.clearBanners()
+		}
 		return true
 	case harness.EvPhase:
 		if ph := protocol.Phase(ev.Phase); r.st.Phase != ph {
@@ -218,6 +226,9 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 	case harness.EvApproval, harness.EvApprovalDone, harness.EvQuestion, harness.EvQuestionDone,
 		harness.EvPlan, harness.EvPlanDone:
 		r.pendingEvent(ev)
+		if ev.Type == harness.EvPlanDone {
+			r.planVerdict(ev)
+		}
 		return true
 	case harness.EvTasks:
 		tasks := WireTasks(ev.Tasks)
@@ -231,7 +242,7 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		r.set(path("queue"), r.st.Queue)
 		return true
 	case harness.EvRetryStart:
-		r.st.Retry = &Retry{Attempt: ev.Attempt, DelayMs: ev.DelayMs, Error: ev.Error}
+		r.st.Retry = &Retry{Attempt: ev.Attempt, DelayMs: ev.DelayMs, Error: ev.Error, ItemID: r.turn}
 		r.set(path("retry"), *r.st.Retry)
 	case harness.EvRetryEnd:
 		if r.st.Retry != nil {
@@ -263,6 +274,9 @@ func (r *Reducer) fold(ev harness.Event) (urgent bool) {
 		return true
 	case harness.EvModel:
 		if ev.Model != r.st.Model {
+			if r.st.Model != "" {
+				r.clearBanners() // another model: the last one's failures are not this one's
+			}
 			r.st.Model = ev.Model
 			r.set(path("model"), ev.Model)
 		}
@@ -310,8 +324,9 @@ func (r *Reducer) setStatus(s protocol.RunStatus) {
 	}
 }
 
-// endRun settles everything a finished (or aborted) run left open.
-func (r *Reducer) endRun() {
+// endRun settles everything a finished (or aborted) run left open; tool
+// calls it cut are interrupted for reason.
+func (r *Reducer) endRun(reason protocol.RunEndReason) {
 	r.finishLive(nil)
 	for _, ct := range r.children {
 		if c := r.st.Items[ct.parent.idx].Child; c != nil && c.Status == ChildRunning {
@@ -322,8 +337,7 @@ func (r *Reducer) endRun() {
 	for _, t := range r.tools {
 		switch r.st.Items[t.idx].Status {
 		case ToolPending, ToolAwaitingApproval, ToolRunning:
-			r.setItemField(t.idx, "status", ToolError)
-			r.st.Items[t.idx].Status = ToolError
+			r.interruptTool(t.idx, reason)
 		}
 	}
 	if r.st.Pending.Approval != nil {
@@ -397,13 +411,14 @@ func (r *Reducer) addError(msg string) {
 	if msg == "" {
 		msg = "unknown error"
 	}
+	b := ErrorBanner{Text: msg, ItemID: r.turn}
 	if len(r.st.Errors) >= MaxErrors {
-		kept := append(make([]string, 0, MaxErrors), r.st.Errors[len(r.st.Errors)-MaxErrors+1:]...)
-		r.st.Errors = append(kept, msg)
-		r.set(path("errors"), cloneStrings(r.st.Errors))
+		kept := append(make([]ErrorBanner, 0, MaxErrors), r.st.Errors[len(r.st.Errors)-MaxErrors+1:]...)
+		r.st.Errors = append(kept, b)
+		r.set(path("errors"), cloneBanners(r.st.Errors))
 	} else {
-		r.st.Errors = append(r.st.Errors, msg)
-		r.push(path("errors"), msg)
+		r.st.Errors = append(r.st.Errors, b)
+		r.push(path("errors"), b)
 	}
 	r.pushItem(Item{Kind: KindError, Text: msg})
 }
@@ -421,6 +436,9 @@ func (r *Reducer) addFile(p string) {
 func (r *Reducer) pushItem(it Item) int {
 	if it.ID == "" {
 		it.ID = r.newID()
+	}
+	if it.Kind == KindUser {
+		r.turn = it.ID
 	}
 	r.st.Items = append(r.st.Items, it)
 	r.ops = append(r.ops, rop{op: OpPush, path: path("items"), val: it, at: len(r.st.Items) - 1})

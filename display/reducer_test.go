@@ -216,7 +216,7 @@ func TestReducerKeepsLastErrors(t *testing.T) {
 		r.Apply(harness.Event{Type: harness.EvError, Error: fmt.Sprintf("e%d", i)})
 	}
 	st := r.State()
-	if len(st.Errors) != display.MaxErrors || st.Errors[0] != "e5" || st.Errors[display.MaxErrors-1] != "e24" {
+	if len(st.Errors) != display.MaxErrors || st.Errors[0].Text != "e5" || st.Errors[display.MaxErrors-1].Text != "e24" {
 		t.Fatalf("errors = %v", st.Errors)
 	}
 	if n := len(st.Items); n != display.MaxErrors+5 || st.Items[n-1].Kind != display.KindError {

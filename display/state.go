@@ -81,7 +81,7 @@ func NewState() State {
 		Tasks:         []protocol.Task{},
 		Queue:         Queue{Steering: []string{}, FollowUp: []string{}},
 		ModifiedFiles: []string{},
-		Errors:        []string{},
+		Errors:        []ErrorBanner{},
 
 		ReturnedDrafts: []string{},
 		Jobs:           []protocol.Job{},
@@ -102,7 +102,7 @@ func cloneState(s *State) State {
 	c.Tasks = append(make([]protocol.Task, 0, len(s.Tasks)), s.Tasks...)
 	c.Queue = cloneQueue(s.Queue)
 	c.ModifiedFiles = cloneStrings(s.ModifiedFiles)
-	c.Errors = cloneStrings(s.Errors)
+	c.Errors = cloneBanners(s.Errors)
 	c.ReturnedDrafts = cloneStrings(s.ReturnedDrafts)
 	c.Pending = clonePending(s.Pending)
 	if s.History != nil {

@@ -142,13 +142,13 @@ func (r *runner) endGoalLocked(status GoalStatus, reason string) ([]Event, *goal
 // exhausted, stopped, or due again with the prompt of its next run. cost
 // is the session's cost now. It returns the events and the goal to record
 // when it ended.
-func (r *runner) goalAfterRunLocked(reason string, v *goalVerdict, cost float64) ([]Event, *goalRun) {
+func (r *runner) goalAfterRunLocked(reason EndReason, v *goalVerdict, cost float64) ([]Event, *goalRun) {
 	g := r.goal
 	if g == nil || g.Status != GoalActive || r.runGoalID != g.id {
 		return nil, nil // no goal, or set during this run: its first run is due
 	}
 	g.CostUSD = cost - g.startCost
-	if reason == string(llm.StopAborted) {
+	if reason == EndAborted || reason == EndClientGone {
 		if len(r.waiters) > 0 && r.waiters[0].prompts != nil {
 			// An interrupt: the user's message runs, and the goal goes on
 			// after it.

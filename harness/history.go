@@ -86,7 +86,9 @@ func (h *Harness) sessionEvent(ctx context.Context) Event {
 	h.mu.Lock()
 	h.shown = len(hist.Messages)
 	h.mu.Unlock()
-	return Event{Type: EvSession, SessionID: info.ID, Session: &info, History: hist}
+	// The session's tokens go with it: a display that replaces its state
+	// for the session shows its totals, never the previous session's.
+	return Event{Type: EvSession, SessionID: info.ID, Session: &info, History: hist, Tokens: h.tokensPtr()}
 }
 
 // reseedEvent is a session_change that bounds the displays again once

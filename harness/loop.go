@@ -35,19 +35,19 @@ func (h *Harness) startRun(ctx context.Context, prompts []llm.Message) error {
 // it (agent_start is sent) and ends it (finish: agent_end).
 func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Message) {
 	x := &host{h: h}
-	var endReason string
+	var endReason EndReason
 	h.resetContextFiles()
 	var startCheckpoint string
 	defer func() {
 		h.checkpointRunEnd(ctx, startCheckpoint)
 		var verdict *goalVerdict
-		if endReason != string(llm.StopAborted) && ctx.Err() == nil {
+		if endReason != EndAborted && ctx.Err() == nil {
 			if v, ok := h.judgeGoal(ctx, x); ok {
 				verdict = &v
 			}
 		}
 		if ctx.Err() != nil {
-			endReason = string(llm.StopAborted) // aborted while its goal was judged
+			endReason = endReasonOf(ctx) // aborted (or closed) while its goal was judged
 		}
 		h.maybeTitle(ctx, model, endReason) // title.go
 		h.owner.finish(endReason, x.planApproved.Load(), verdict)
@@ -59,7 +59,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 	}
 	if start.Block != "" {
 		h.fail(fmt.Errorf("prompt blocked by a hook: %s", start.Block))
-		endReason = "blocked"
+		endReason = EndBlocked
 		return
 	}
 	// A context that cannot be built fails the prompt before anything is
@@ -67,14 +67,14 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 	// An abort does not drop the prompt: it is recorded, then the run ends.
 	if _, err := h.contextMessages(context.WithoutCancel(ctx)); err != nil {
 		h.fail(fmt.Errorf("build context: %w", err))
-		endReason = "error"
+		endReason = EndError
 		return
 	}
 	stopContinued := false
 	for _, m := range append(start.Extra, start.Prompt...) {
 		if err := h.recordMessage(ctx, m); err != nil {
 			h.fail(fmt.Errorf("record prompt: %w", err))
-			endReason = "error"
+			endReason = EndError
 			return
 		}
 	}
@@ -84,14 +84,14 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		h.emit(Event{Type: EvTurnStart})
 		if ctx.Err() != nil {
 			h.emit(Event{Type: EvTurnEnd})
-			endReason = string(llm.StopAborted)
+			endReason = endReasonOf(ctx)
 			return
 		}
 		model = h.currentModel(model)
 		if err := h.manageContext(ctx, model); err != nil {
 			h.emit(Event{Type: EvTurnEnd})
 			h.fail(err)
-			endReason = "error"
+			endReason = EndError
 			return
 		}
 		if err := h.recordJobNotes(ctx); err != nil {
@@ -101,10 +101,13 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		if err != nil {
 			h.emit(Event{Type: EvTurnEnd})
 			h.fail(err)
-			endReason = "error"
+			endReason = EndError
 			return
 		}
 		msg := h.streamAssistant(ctx, req)
+		if msg.StopReason == llm.StopAborted && endReasonOf(ctx) == EndClientGone {
+			msg.ErrorMessage = ClientGoneMessage // the session keeps why it ended
+		}
 		h.calibrate(model, &req, &msg)
 		if msg.StopReason == llm.StopError && !overflowRetried && !h.observational() && isContextOverflow(msg.ErrorMessage) {
 			// The provider says the context is too long: learn how it
@@ -127,7 +130,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		}
 		if err := h.recordMessage(ctx, msg); err != nil {
 			h.fail(fmt.Errorf("record assistant message: %w", err))
-			endReason = "error"
+			endReason = EndError
 			return
 		}
 		calls := msg.ToolCalls()
@@ -145,7 +148,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			if msg.StopReason == llm.StopError {
 				h.fail(fmt.Errorf("model error: %s", msg.ErrorMessage))
 			}
-			endReason = string(msg.StopReason)
+			endReason = EndReason(msg.StopReason)
 			return
 		}
 		if len(calls) > 0 {
@@ -154,16 +157,16 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		h.emit(Event{Type: EvTurnEnd})
 		h.owner.flush(ctx)
 		if ctx.Err() != nil {
-			endReason = string(llm.StopAborted)
+			endReason = endReasonOf(ctx)
 			return
 		}
 		if terminate || x.planApproved.Load() != nil {
-			endReason = "terminated"
+			endReason = EndTerminated
 			return
 		}
 		if steer := h.owner.take(false); len(steer) > 0 {
 			if !h.recordAll(ctx, steer) {
-				endReason = "error"
+				endReason = EndError
 				return
 			}
 			continue
@@ -173,7 +176,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		}
 		if fu := h.owner.take(true); len(fu) > 0 {
 			if !h.recordAll(ctx, fu) {
-				endReason = "error"
+				endReason = EndError
 				return
 			}
 			continue
@@ -181,12 +184,12 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		if v := h.runAgentEndHooks(ctx, string(msg.StopReason), stopContinued); v.Continue && ctx.Err() == nil {
 			stopContinued = true
 			if !h.recordAll(ctx, []llm.Message{llm.UserText(v.Reason, h.now())}) {
-				endReason = "error"
+				endReason = EndError
 				return
 			}
 			continue
 		}
-		endReason = string(msg.StopReason)
+		endReason = EndReason(msg.StopReason)
 		return
 	}
 }
@@ -389,9 +392,9 @@ func cutOffText(name string) string {
 }
 
 func cancelledResult(reason llm.StopReason) tools.Result {
-	text := "Tool call cancelled: the run was aborted before it ran."
+	text := cancelledText
 	if reason == llm.StopError {
-		text = "Tool call not run: the model's response ended with an error."
+		text = notRunText
 	}
 	return tools.Result{Content: []llm.ContentBlock{llm.TextBlock(text)}, IsError: true}
 }
@@ -539,7 +542,7 @@ func (h *Harness) handOverToBuild(p tools.Plan) {
 		h.fail(fmt.Errorf("plan approved, but switching to build mode failed: %w", err))
 		return
 	}
-	text := fmt.Sprintf("The plan %q was approved. You are now in Build mode with all tools: implement it step by step.", p.Title)
+	text := PlanHandoverText(p.Title)
 	model, err := h.Model(ctx)
 	if err == nil {
 		err = h.owner.handToRun(model, []llm.Message{llm.UserText(text, h.now())})

@@ -114,7 +114,8 @@ func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOp
 		}
 	}
 	res.LeafID = s.LeafID()
-	h.resetMemory(ctx) // another branch: its own memory records
+	h.reloadUsage(ctx, s) // the tokens are the new branch's
+	h.resetMemory(ctx)    // another branch: its own memory records
 	h.emit(h.sessionEvent(ctx))
 	h.announceMemory()
 	return res, nil

@@ -43,11 +43,13 @@ type runner struct {
 	// made then waits for applyMu and is applied after the run's end.
 	finishing bool
 	cancel    context.CancelFunc // the run's, when holder is holdRun
-	chain     chan struct{}      // closed when the current chain of runs ends (Wait)
-	steering  []llm.Message
-	followUp  []llm.Message
-	pending   []func(context.Context) error // changes queued during a run
-	waiters   []*waiter
+	// cancelCause cancels the run with a cause (ErrClientGone from close).
+	cancelCause context.CancelCauseFunc
+	chain       chan struct{} // closed when the current chain of runs ends (Wait)
+	steering    []llm.Message
+	followUp    []llm.Message
+	pending     []func(context.Context) error // changes queued during a run
+	waiters     []*waiter
 	// done are the channels a transition closes once its events are
 	// delivered (a chain's end, a waiter's grant).
 	done []chan struct{}
@@ -183,8 +185,8 @@ func (r *runner) submit(model llm.Model, m llm.Message, behavior string) (d Deli
 // chain of runs (nil starts one). The caller holds the lock and delivers
 // the events returned.
 func (r *runner) beginRunLocked(model llm.Model, prompts []llm.Message, chain chan struct{}) []Event {
-	ctx, cancel := context.WithCancel(context.Background())
-	r.holder, r.cancel = holdRun, cancel
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r.holder, r.cancel, r.cancelCause = holdRun, func() { cancel(nil) }, cancel
 	if chain == nil {
 		chain = r.chain
 	}
@@ -290,7 +292,7 @@ func (r *runner) release() {
 // first waiter, then next (a run the ending holder asked for), then a run
 // with the messages still queued, else nobody. The caller holds the lock.
 func (r *runner) handOnLocked(evs []Event, next func() []Event) []Event {
-	r.holder, r.cancel = holdNone, nil
+	r.holder, r.cancel, r.cancelCause = holdNone, nil, nil
 	if r.closed {
 		for _, w := range r.waiters {
 			w.err = ErrClosed
@@ -346,7 +348,7 @@ func (r *runner) endChainLocked(evs []Event) []Event {
 // approved plan (nil for none): unless the run was aborted, the harness
 // goes to its hand-over to Build mode. verdict is the goal's judgement of
 // the run (nil when none was made): the goal ends, or its next run starts.
-func (r *runner) finish(reason string, plan *tools.Plan, verdict *goalVerdict) {
+func (r *runner) finish(reason EndReason, plan *tools.Plan, verdict *goalVerdict) {
 	r.mu.Lock()
 	r.finishing = true
 	r.mu.Unlock()
@@ -365,7 +367,7 @@ func (r *runner) finish(reason string, plan *tools.Plan, verdict *goalVerdict) {
 		r.phase = PhaseIdle
 		evs = append(evs, Event{Type: EvPhase, Phase: PhaseIdle})
 	}
-	evs = append(evs, Event{Type: EvAgentEnd, Reason: reason, Tokens: tokens})
+	evs = append(evs, Event{Type: EvAgentEnd, Reason: string(reason), Tokens: tokens})
 	if reseed != nil {
 		// A long run: the displays are bounded again from the new end.
 		evs = append(evs, *reseed)
@@ -373,7 +375,7 @@ func (r *runner) finish(reason string, plan *tools.Plan, verdict *goalVerdict) {
 	gevs, ended := r.goalAfterRunLocked(reason, verdict, cost)
 	evs = append(evs, gevs...)
 	var next func() []Event
-	if plan != nil && reason != string(llm.StopAborted) {
+	if plan != nil && reason != EndAborted && reason != EndClientGone {
 		next = func() []Event {
 			r.holder = holdOp
 			go r.h.handOverToBuild(*plan)
@@ -436,7 +438,7 @@ func (r *runner) close() {
 	r.closed = true
 	var evs []Event
 	if r.holder == holdRun {
-		r.cancel()
+		r.cancelCause(ErrClientGone) // closed under a run: its client went away
 		_, evs = r.dropQueueLocked()
 	}
 	for _, w := range r.waiters {

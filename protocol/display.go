@@ -25,7 +25,7 @@ type DisplayState struct {
 	Queue         Queue          `json:"queue"`
 	Tokens        Tokens         `json:"tokens"`
 	ModifiedFiles []string       `json:"modifiedFiles"`
-	Errors        []string       `json:"errors"`
+	Errors        []ErrorBanner  `json:"errors"`
 	Retry         *Retry         `json:"retry"`
 	Compaction    *Compaction    `json:"compaction"`
 	// ReturnedDrafts are the queued messages the last abort or interrupt
@@ -97,6 +97,8 @@ type Retry struct {
 	Attempt int    `json:"attempt"`
 	DelayMs int    `json:"delayMs"`
 	Error   string `json:"error"`
+	// ItemID is the user item of the turn being retried.
+	ItemID string `json:"itemId"`
 }
 
 // Compaction describes a compaction in progress.
@@ -201,6 +203,15 @@ type Item struct {
 	// tool: the new problems the call's change made, one line each
 	// (path:line:column: severity: message (source)).
 	Diagnostics []string `json:"diagnostics,omitempty"`
+	// tool: how it ended when not done, and why (display_facts.go)
+	Outcome ToolOutcome `json:"outcome,omitempty"`
+	Reason  string      `json:"reason,omitempty"`
+	// tool (submit_plan): approved or rejected
+	Verdict PlanVerdict `json:"verdict,omitempty"`
+	// user: a message the server wrote (plan_handover)
+	Note ItemNote `json:"note,omitempty"`
+	// assistant (interrupted): why the run ended
+	EndReason RunEndReason `json:"endReason,omitempty"`
 }
 
 // UserItem is a user item on the wire.
@@ -209,6 +220,8 @@ type UserItem struct {
 	Kind        ItemKind     `json:"kind"`
 	Text        string       `json:"text"`
 	Attachments []Attachment `json:"attachments"`
+	// Note marks a message the server wrote itself; omitted for the user's.
+	Note ItemNote `json:"note,omitempty"`
 }
 
 // AssistantItem is an assistant item on the wire.
@@ -219,6 +232,9 @@ type AssistantItem struct {
 	Thinking  string   `json:"thinking"`
 	Streaming bool     `json:"streaming"`
 	Status    string   `json:"status"` // "" | AssistantInterrupted
+	// EndReason says why an interrupted answer was cut (aborted,
+	// client_gone, error); omitted otherwise.
+	EndReason RunEndReason `json:"endReason,omitempty"`
 }
 
 // ToolItem is a tool item on the wire; Child only on a subagent's.
@@ -235,6 +251,13 @@ type ToolItem struct {
 	Child    *Child          `json:"child,omitempty"`
 	// Diagnostics are the new problems of the call's change (docs/tools.md).
 	Diagnostics []string `json:"diagnostics,omitempty"`
+	// Outcome is how the call ended when it did not succeed, Reason why
+	// (the user's reason for a decline, the run's end for an interrupt);
+	// both omitted while it runs and when it is done.
+	Outcome ToolOutcome `json:"outcome,omitempty"`
+	Reason  string      `json:"reason,omitempty"`
+	// Verdict is a submit_plan call's: approved or rejected.
+	Verdict PlanVerdict `json:"verdict,omitempty"`
 }
 
 // BashItem is a user-run shell command on the wire.
@@ -266,13 +289,13 @@ type TextItem struct {
 func (it Item) MarshalJSON() ([]byte, error) {
 	switch it.Kind {
 	case KindAssistant:
-		return json.Marshal(AssistantItem{it.ID, it.Kind, it.Text, it.Thinking, it.Streaming, it.Status})
+		return json.Marshal(AssistantItem{it.ID, it.Kind, it.Text, it.Thinking, it.Streaming, it.Status, it.EndReason})
 	case KindTool:
 		args := it.Args
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		return json.Marshal(ToolItem{it.ID, it.Kind, it.ToolName, args, it.Status, it.Output, it.Diff, it.Path, it.IsError, it.Child, it.Diagnostics})
+		return json.Marshal(ToolItem{it.ID, it.Kind, it.ToolName, args, it.Status, it.Output, it.Diff, it.Path, it.IsError, it.Child, it.Diagnostics, it.Outcome, it.Reason, it.Verdict})
 	case KindBash:
 		return json.Marshal(BashItem{it.ID, it.Kind, it.Command, it.Status, it.Output, it.ExitCode})
 	case KindSummary:
@@ -282,7 +305,7 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		if att == nil {
 			att = []Attachment{}
 		}
-		return json.Marshal(UserItem{it.ID, it.Kind, it.Text, att})
+		return json.Marshal(UserItem{it.ID, it.Kind, it.Text, att, it.Note})
 	default: // error, info
 		return json.Marshal(TextItem{it.ID, it.Kind, it.Text})
 	}

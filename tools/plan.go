@@ -43,11 +43,11 @@ func runSubmitPlan(ctx context.Context, call Call, x Exec) Result {
 	v, err := x.Host.SubmitPlan(ctx, p)
 	switch {
 	case err == nil && v.Approved:
-		res := textResult("Plan approved by the user. Proceed with the implementation, following the approved plan.")
+		res := textResult(planApprovedText + " Proceed with the implementation, following the approved plan.")
 		res.Display = "Plan approved: " + p.Title
 		return res
 	case err == nil:
-		text := "Plan was not approved. The user wants revisions."
+		text := planRejectedText + " The user wants revisions."
 		if f := strings.TrimSpace(v.Feedback); f != "" {
 			text += "\n\nUser feedback: " + f
 		}

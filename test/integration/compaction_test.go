@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/llm/llmtest"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 // Compaction over stdio (issue 6): a small-window model, tool-heavy runs,
@@ -493,7 +494,7 @@ func TestCompactionFailedSummaryLeavesSessionUnchanged(t *testing.T) {
 	}
 	s.waitFor("display error", func() bool {
 		v, _ := s.Display()
-		return slices.ContainsFunc(v.State.Errors, func(e string) bool { return strings.Contains(e, "summarizer is down") })
+		return slices.ContainsFunc(v.State.Errors, func(e protocol.ErrorBanner) bool { return strings.Contains(e.Text, "summarizer is down") })
 	})
 	var progressFailed bool
 	for _, n := range s.Notifications("$/progress") {

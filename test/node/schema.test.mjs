@@ -15,8 +15,10 @@ test('an item fits its kind; retry.maxAttempts (never sent) does not', () => {
   assert.deepEqual(validate('Item', { id: 'a1', kind: 'user', text: 'hi', attachments: [] }), []);
   assert.deepEqual(validate('Item', { id: 'a2', kind: 'bash', command: 'ls', status: 'done', output: '', exitCode: 0 }), []);
   assert.notDeepEqual(validate('Item', { id: 'a1', kind: 'user', text: 'hi' }), []);
-  assert.deepEqual(validate('Retry', { attempt: 1, delayMs: 100, error: 'e' }), []);
-  assert.notDeepEqual(validate('Retry', { attempt: 1, delayMs: 100, error: 'e', maxAttempts: 3 }), []);
+  assert.deepEqual(validate('Retry', { attempt: 1, delayMs: 100, error: 'e', itemId: 'i1' }), []);
+  assert.notDeepEqual(validate('Retry', { attempt: 1, delayMs: 100, error: 'e', itemId: 'i1', maxAttempts: 3 }), []);
+  assert.notDeepEqual(validate('Retry', { attempt: 1, delayMs: 100, error: 'e' }), []); // the turn is required
+  assert.deepEqual(validate('ErrorBanner', { text: 'down', itemId: 'i1' }), []);
 });
 
 test('a harness event with a message fits', () => {

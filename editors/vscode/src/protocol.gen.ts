@@ -80,6 +80,7 @@ export interface AssistantItem {
   thinking: string;
   streaming: boolean;
   status: string;
+  endReason?: RunEndReason;
 }
 
 /** AssistantMessage is an assistant message on the wire. */
@@ -355,7 +356,7 @@ export interface DisplayState {
   queue: Queue;
   tokens: Tokens;
   modifiedFiles: string[];
-  errors: string[];
+  errors: ErrorBanner[];
   retry: Retry | null;
   compaction: Compaction | null;
   returnedDrafts: string[];
@@ -430,6 +431,14 @@ export interface ElicitResult {
  * they are stored (pi's v3 JSONL entries). */
 export interface EntriesResult {
   entries: unknown[];
+}
+
+/** ErrorBanner is one entry of DisplayState.Errors: an error shown above the
+ * input until it stops being true (a later successful run, a model switch,
+ * a navigate or a session switch clear it). */
+export interface ErrorBanner {
+  text: string;
+  itemId: string;
 }
 
 /** Event is one harness event. Only the members of its type are present. */
@@ -706,10 +715,19 @@ export interface Item {
   summaryKind?: string;
   child?: Child | null;
   diagnostics?: string[];
+  outcome?: ToolOutcome;
+  reason?: string;
+  verdict?: PlanVerdict;
+  note?: ItemNote;
+  endReason?: RunEndReason;
 }
 
 /** ItemKind is Item.Kind. */
 export type ItemKind = "assistant" | "bash" | "error" | "info" | "summary" | "tool" | "user";
+
+/** ItemNote marks a user item the server wrote itself (Item.Note): an editor
+ * draws it as a note, not as the user's bubble. */
+export type ItemNote = "plan_handover";
 
 /** Job is a background job of the session (jobs/list, DisplayState.jobs).
  * Times are Unix milliseconds; exitCode and endedAt are null while it runs.
@@ -1135,6 +1153,10 @@ export interface PlanResult {
   feedback?: string;
 }
 
+/** PlanVerdict is a submit_plan tool item's verdict (Item.Verdict; ""
+ * while the plan waits). */
+export type PlanVerdict = "approved" | "rejected";
+
 /** Policy is a standing approval policy. */
 export type Policy = "allow" | "ask" | "deny";
 
@@ -1236,6 +1258,7 @@ export interface Retry {
   attempt: number;
   delayMs: number;
   error: string;
+  itemId: string;
 }
 
 /** RetryResult is agent/retry's result. */
@@ -1260,6 +1283,10 @@ export interface RewindPreviewResult {
 export interface RewindTargetParams {
   targetId: string;
 }
+
+/** RunEndReason is why a run ended (agent_end's reason; an interrupted
+ * assistant item's EndReason; an interrupted tool item's Reason). */
+export type RunEndReason = "aborted" | "blocked" | "client_gone" | "error" | "length" | "stop" | "terminated" | "toolUse";
 
 /** RunStatus is DisplayState.Status. */
 export type RunStatus = "idle" | "running";
@@ -1553,7 +1580,14 @@ export interface ToolItem {
   isError: boolean;
   child?: Child | null;
   diagnostics?: string[];
+  outcome?: ToolOutcome;
+  reason?: string;
+  verdict?: PlanVerdict;
 }
+
+/** ToolOutcome is how a tool item ended when it did not simply succeed
+ * (Item.Outcome; "" while it runs and when it is done). */
+export type ToolOutcome = "declined" | "error" | "interrupted";
 
 /** ToolResultMessage is a tool result on the wire. */
 export interface ToolResultMessage {
@@ -1638,6 +1672,7 @@ export interface UserItem {
   kind: "user";
   text: string;
   attachments: Attachment[];
+  note?: ItemNote;
 }
 
 /** UserMessage is a user message on the wire. */

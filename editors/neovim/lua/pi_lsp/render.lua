@@ -118,6 +118,44 @@ function M.child_block(child, add)
   end
 end
 
+--- Why a run ended, after "interrupted" (docs/protocol.md, "Display facts").
+---@param reason string|nil the item's endReason, or an interrupted tool's reason
+---@return string
+function M.end_reason_text(reason)
+  if reason == 'client_gone' then
+    return 'interrupted: the client went away'
+  elseif reason == 'error' then
+    return 'interrupted by an error'
+  end
+  return 'interrupted by Stop'
+end
+
+--- The note line of the plan hand-over message the server marked (note = 'plan_handover').
+---@param item table
+---@return string
+function M.handover_text(item)
+  local title = tostring(item.text or ''):match('^The plan "(.-)" was approved%.')
+  return 'Plan approved' .. ((title and title ~= '') and (': ' .. title) or '') .. ' — building in Build mode'
+end
+
+--- A tool item's icon and label: a plan's verdict, else its outcome (with the reason), else its
+--- status. All from the state: the plugin keeps none of these itself.
+---@param item table
+---@return string icon, string label
+function M.tool_badge(item)
+  if item.verdict == 'approved' then
+    return '✓', 'approved'
+  elseif item.verdict == 'rejected' then
+    return '✗', 'rejected'
+  elseif item.outcome == 'interrupted' then
+    return '⊘', M.end_reason_text(item.reason)
+  elseif item.outcome == 'declined' then
+    local why = type(item.reason) == 'string' and item.reason ~= '' and (': ' .. item.reason) or ''
+    return M.status_icon.declined, 'declined' .. why
+  end
+  return M.status_icon[item.status] or '•', tostring(item.status or '')
+end
+
 --- Renders `state` into a list of lines and a parallel list of fold levels ('0', '>1', '1').
 ---@param state table|nil the DisplayState
 ---@param opts table|nil {show_thinking=bool, max_output_lines=int}
@@ -168,7 +206,11 @@ function M.render(state, opts)
   for _, item in ipairs(items) do
     if type(item) == 'table' then
       local kind = item.kind
-      if kind == 'user' then
+      if kind == 'user' and item.note == 'plan_handover' then
+        -- The server's own hand-over message (marked by the server): a note, not the user's.
+        blank()
+        add('> _' .. M.handover_text(item) .. '_')
+      elseif kind == 'user' then
         blank()
         add('## You')
         add_block(split(item.text))
@@ -187,15 +229,18 @@ function M.render(state, opts)
         elseif item.streaming == true then
           add('...')
         end
+        if item.status == 'interrupted' then
+          add('_(' .. M.end_reason_text(item.endReason) .. ')_')
+        end
       elseif kind == 'tool' then
         blank()
-        local icon = M.status_icon[item.status] or '•'
+        local icon, label = M.tool_badge(item)
         local summary = M.args_summary(item.args)
         local head = string.format('%s **%s**', icon, item.toolName or 'tool')
         if summary ~= '' then
           head = head .. ' `' .. summary .. '`'
         end
-        head = head .. ' — ' .. tostring(item.status or '')
+        head = head .. ' — ' .. label
         if item.isError == true and item.status ~= 'error' then
           head = head .. ' (error)'
         end

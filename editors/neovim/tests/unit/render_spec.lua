@@ -166,3 +166,48 @@ t.test('a subagent is a folded block under its tool line, from the recorded fram
   end
   t.eq(1, sections)
 end)
+
+t.test('display facts come from the state: outcome, reason, verdict, end reason, note, banners', function()
+  local handover = 'The plan "Add cache" was approved. You are now in Build mode with all tools: implement it step by step.'
+  local lines = render.render({
+    status = 'idle',
+    items = {
+      { id = 'u1', kind = 'user', text = 'rename it' },
+      { id = 'e1', kind = 'tool', toolName = 'edit', args = {}, status = 'declined', outcome = 'declined', reason = 'keep the old name' },
+      { id = 'p1', kind = 'tool', toolName = 'submit_plan', args = {}, status = 'done', verdict = 'rejected' },
+      { id = 'p2', kind = 'tool', toolName = 'submit_plan', args = {}, status = 'done', verdict = 'approved' },
+      { id = 'b1', kind = 'tool', toolName = 'bash', args = {}, status = 'error', outcome = 'interrupted', reason = 'client_gone' },
+      { id = 'u2', kind = 'user', text = handover, note = 'plan_handover' },
+      { id = 'a1', kind = 'assistant', text = 'half', status = 'interrupted', endReason = 'client_gone' },
+      { id = 'a2', kind = 'assistant', text = 'cut', status = 'interrupted', endReason = 'aborted' },
+    },
+    errors = { { text = 'gave up after 3 retries', itemId = 'u1' } },
+    retry = { attempt = 3, delayMs = 4000, error = '503', itemId = 'u1' },
+  })
+  for _, want in ipairs({
+    '⊘ **edit** — declined: keep the old name',
+    '✗ **submit_plan** — rejected',
+    '✓ **submit_plan** — approved',
+    '⊘ **bash** — interrupted: the client went away',
+    '> _Plan approved: Add cache — building in Build mode_',
+    '_(interrupted: the client went away)_',
+    '_(interrupted by Stop)_',
+    '**Error:** gave up after 3 retries',
+  }) do
+    t.ok(find(lines, want), 'missing ' .. want .. ' in:\n' .. table.concat(lines, '\n'))
+  end
+  -- The hand-over is a note, not the user's section; its text is not shown as a bubble.
+  local you = 0
+  for _, l in ipairs(lines) do
+    if l == '## You' then
+      you = you + 1
+    end
+    t.ok(l ~= handover, 'the hand-over shown as the user text')
+  end
+  t.eq(1, you)
+  -- Banners the server cleared are gone: nothing is kept between renders.
+  local cleared = render.render({ status = 'idle', items = {}, errors = {}, retry = vim.NIL })
+  for _, l in ipairs(cleared) do
+    t.ok(not l:find('Retrying', 1, true) and not l:find('Error', 1, true), 'a cleared banner stayed: ' .. l)
+  end
+end)

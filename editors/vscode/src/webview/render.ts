@@ -102,7 +102,8 @@ function markdown(text: string, cls: string): HTMLElement {
 
 function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
   const status = String(item.status ?? 'pending');
-  const icon = el('span', `icon status-${status}`, STATUS_ICON[status] ?? '•');
+  const b = toolBadge(item);
+  const icon = el('span', `icon ${b.cls}`, b.icon);
   const name = el('span', 'tool-name', item.toolName ?? 'tool');
   const subject = el('span', 'tool-subject', toolSubject(item));
   const filePath = typeof item.path === 'string' && item.path ? item.path : typeof argsOf(item.args).path === 'string' ? (argsOf(item.args).path as string) : '';
@@ -112,8 +113,11 @@ function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
     subject.dataset.path = filePath;
     subject.title = `Open ${filePath}`;
   }
-  const badge = el('span', `badge status-${status}`, STATUS_LABEL[status] ?? status);
+  const badge = el('span', `badge ${b.cls}`, b.label);
+  if (b.title) badge.title = b.title;
   const body: Node[] = [];
+  if (item.outcome === 'declined' && item.reason) body.push(el('div', 'tool-reason', `Declined: ${item.reason}`));
+  if (item.outcome === 'interrupted') body.push(el('div', 'tool-reason', endReasonText(item.reason)));
   if (item.diff) body.push(renderDiff(item.diff));
   else if (item.args && Object.keys(item.args).length) body.push(el('pre', 'args', JSON.stringify(item.args, null, 2)));
   if (item.output) body.push(el('pre', `output${item.isError ? ' is-error' : ''}`, item.output));
@@ -180,19 +184,43 @@ function summaryTitle(item: DisplayItem): string {
 }
 
 /**
- * The text pi-lsp itself sends as the user when an approved plan hands over to Build mode
- * (harness handOverToBuild). It is shown as a system note, not as the user's own bubble.
+ * The plan title of a user item the server marked as the plan hand-over (`note: "plan_handover"`),
+ * or undefined for any other item: the server's mark decides, the text only names the plan.
  */
-const PLAN_HANDOVER = /^The plan "(.*)" was approved\. You are now in Build mode with all tools: implement it step by step\.$/s;
+export function planHandover(item: DisplayItem): string | undefined {
+  if (item.kind !== 'user' || item.note !== 'plan_handover') return undefined;
+  return /^The plan "(.*)" was approved\./s.exec(String(item.text ?? ''))?.[1] ?? '';
+}
 
-/** The plan title of a plan-approval handover text, or undefined for a real user message. */
-export function planHandover(text: string | undefined): string | undefined {
-  return PLAN_HANDOVER.exec(text ?? '')?.[1];
+/** Why a run ended, as a few words after "interrupted" (docs/protocol.md, "Display facts"). */
+export function endReasonText(reason: string | undefined): string {
+  switch (reason) {
+    case 'client_gone':
+      return 'interrupted: the client went away';
+    case 'error':
+      return 'interrupted by an error';
+    default:
+      return 'interrupted by Stop';
+  }
+}
+
+/** The badge of a tool item: a plan's verdict, else its outcome, else its status. */
+export function toolBadge(item: DisplayItem): { cls: string; icon: string; label: string; title: string } {
+  const status = String(item.status ?? 'pending');
+  if (item.verdict === 'approved') return { cls: 'verdict-approved', icon: '✓', label: 'approved', title: 'The plan was approved' };
+  if (item.verdict === 'rejected') return { cls: 'verdict-rejected', icon: '✗', label: 'rejected', title: 'The plan was rejected' };
+  if (item.outcome === 'interrupted') {
+    return { cls: 'status-error outcome-interrupted', icon: '⊘', label: 'interrupted', title: endReasonText(item.reason) };
+  }
+  if (item.outcome === 'declined') {
+    return { cls: 'status-declined', icon: STATUS_ICON.declined, label: 'declined', title: item.reason ? `Declined: ${item.reason}` : 'Declined' };
+  }
+  return { cls: `status-${status}`, icon: STATUS_ICON[status] ?? '•', label: STATUS_LABEL[status] ?? status, title: '' };
 }
 
 /** One transcript item. */
 export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
-  const handover = item.kind === 'user' ? planHandover(item.text as string | undefined) : undefined;
+  const handover = planHandover(item);
   if (handover !== undefined) {
     const note = el('div', 'item kind-info plan-handover');
     note.dataset.id = item.id;
@@ -230,7 +258,7 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
       }
       if (item.text) wrap.append(markdown(item.text, 'answer'));
       if (item.streaming) wrap.append(el('span', 'cursor', '▍'));
-      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', 'interrupted by Stop'));
+      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', endReasonText(item.endReason)));
       break;
     }
     case 'tool':
@@ -309,7 +337,7 @@ function queueRow(kind: string, text: string): HTMLElement {
 export function errorText(e: unknown): string {
   if (typeof e === 'string') return e;
   if (e && typeof e === 'object') {
-    const m = (e as { message?: unknown }).message;
+    const m = (e as { text?: unknown; message?: unknown }).text ?? (e as { message?: unknown }).message;
     if (typeof m === 'string') return m;
   }
   return JSON.stringify(e);

@@ -59,15 +59,25 @@ describe('chat webview (issue 33)', () => {
     assert.equal((await posted(page)).filter((m) => m.type === 'send').length, 1);
   });
 
-  it('shows the plan-approval handover as a system note, not a user bubble', async () => {
+  it('shows the plan-approval handover as a system note, not a user bubble (the server marks it)', async () => {
     const text = 'The plan "Add a greeting" was approved. You are now in Build mode with all tools: implement it step by step.';
     await send(page, {
       type: 'snapshot',
       version: 10,
-      state: { model: 'fake/m1', status: 'idle', items: [{ id: 'u1', kind: 'user', text: 'plan a greeting', attachments: [] }, { id: 'u2', kind: 'user', text, attachments: [] }] } as unknown as DisplayState,
+      state: {
+        model: 'fake/m1',
+        status: 'idle',
+        items: [
+          { id: 'u1', kind: 'user', text: 'plan a greeting', attachments: [] },
+          { id: 'u2', kind: 'user', text, attachments: [], note: 'plan_handover' },
+          // The same words typed by the user carry no mark: a bubble.
+          { id: 'u3', kind: 'user', text, attachments: [] },
+        ],
+      } as unknown as DisplayState,
     });
     await page.waitForSelector('.plan-handover');
-    assert.deepEqual(await page.$$eval('.kind-user .user-text', (e) => e.map((x) => x.textContent)), ['plan a greeting']);
+    assert.deepEqual(await page.$$eval('.kind-user .user-text', (e) => e.map((x) => x.textContent)), ['plan a greeting', text]);
+    assert.equal(await page.locator('.plan-handover').count(), 1);
     assert.match((await page.textContent('.plan-handover')) ?? '', /Plan approved: Add a greeting/);
   });
 });
