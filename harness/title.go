@@ -63,8 +63,8 @@ func (t *titler) stop() {
 // maybeTitle starts the title call after a run that ended normally, when
 // titles are on, the session has no name and its branch holds exactly one
 // user prompt with an answer.
-func (h *Harness) maybeTitle(ctx context.Context, model llm.Model, endReason string) {
-	if !h.cfg.GenerateTitles || endReason != string(llm.StopStop) || ctx.Err() != nil {
+func (h *Harness) maybeTitle(ctx context.Context, model llm.Model, endReason EndReason) {
+	if !h.cfg.GenerateTitles || endReason != EndStop || ctx.Err() != nil {
 		return
 	}
 	s := h.currentSession()
