@@ -29,7 +29,7 @@ M.defaults = {
     float = { width = 0.8, height = 0.8 },
     input_height = 4,
     show_thinking = true,
-    -- Lines of tool output shown (inside a fold) before "... (N more lines)".
+    -- Lines of tool output shown (inside a fold): the last ones, after "… (N earlier lines)".
     max_output_lines = 200,
     -- Complete /commands automatically while typing the first word of the input.
     auto_complete = true,
@@ -44,6 +44,8 @@ M.defaults = {
     pending = 'p',
     older = '[o',
     goal_stop = 'gS',
+    dismiss = 'x',
+    retry = 'R',
     -- :PiTree
     tree_navigate = '<CR>',
     tree_fork = 'f',
