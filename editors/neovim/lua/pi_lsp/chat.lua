@@ -496,9 +496,30 @@ local function refresh_stale_folds()
   end
 end
 
+local chat_group = vim.api.nvim_create_augroup('pi_lsp_chat', { clear = true })
 vim.api.nvim_create_autocmd('InsertLeave', {
-  group = vim.api.nvim_create_augroup('pi_lsp_chat', { clear = true }),
+  group = chat_group,
   callback = refresh_stale_folds,
+})
+
+-- After a resize (the layout gives the pair its share first), a transcript window whose
+-- cursor is on the last line shows the bottom again, full, not just that line.
+vim.api.nvim_create_autocmd('VimResized', {
+  group = chat_group,
+  callback = function()
+    vim.schedule(function()
+      for _, view in pairs(views) do
+        if buf_valid(view.tbuf) then
+          local last = vim.api.nvim_buf_line_count(view.tbuf)
+          for _, win in ipairs(vim.api.nvim_list_wins()) do
+            if vim.api.nvim_win_get_buf(win) == view.tbuf and vim.api.nvim_win_get_cursor(win)[1] >= last - 1 then
+              M.show_bottom(win)
+            end
+          end
+        end
+      end
+    end)
+  end,
 })
 
 --- Opens (or focuses) the chat of `client` and returns its view.

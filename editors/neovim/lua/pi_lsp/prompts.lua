@@ -165,7 +165,7 @@ local function ask_approval(entry)
     end)
   end
   local choices = M.approval_choices(p)
-  table.insert(choices, 3, { label = 'Decline with a reason…', decision = 'decline', reason = true })
+  choices[#choices + 1] = { label = 'Decline with a reason…', decision = 'decline', reason = true }
   local prompt = 'pi-lsp wants to run ' .. M.approval_text(p):gsub('^OUTSIDE THE WORKSPACE: [^\n]*\n', '')
   local warning = M.outside_warning(p)
   if warning ~= '' then

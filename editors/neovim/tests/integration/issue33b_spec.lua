@@ -1,0 +1,180 @@
+-- Issue 33, second part, against the real binary: approvals as text, declined edits as a diff,
+-- the end of huge output, errors once and dismissable, the view at the bottom after a toggle, a
+-- resize and a session switch.
+local t = ...
+local H = dofile('tests/helpers.lua')
+
+local function call(id, name, args)
+  return { toolCalls = { { id = id, name = name, arguments = vim.json.encode(args) } } }
+end
+
+t.test('bug 6: the bash approval shows the command as text; a declined edit shows a diff', function()
+  local c = H.start(t, {
+    call('b1', 'bash', { command = 'go vet ./... && echo vet-ok' }),
+    call('e1', 'edit', { path = 'clamp.go', edits = { { oldText = '\tif v < 0 {', newText = '\tif v < lo {\n\t\treturn lo' } } }),
+    { text = 'Both declined.' },
+  }, { files = { ['clamp.go'] = 'package clamp\n\nfunc C(v, lo int) int {\n\tif v < 0 {\n\t}\n\treturn v\n}\n' } })
+  local prompts = {}
+  H.stub(t, 'select', function(items, opts, cb)
+    prompts[#prompts + 1] = opts.prompt
+    cb(items[2], 2) -- Decline
+  end)
+  require('pi_lsp').chat('vet and fix')
+  H.wait_answer(t, c, 'Both declined.')
+  t.eq('pi-lsp wants to run $ go vet ./... && echo vet-ok', prompts[1])
+  local text = table.concat(H.transcript(c), '\n')
+  t.eq(nil, text:find('newText', 1, true), text)
+  t.eq(nil, text:find('\\/', 1, true), text)
+  t.has(H.transcript(c), '-\tif v < 0 {')
+  t.has(H.transcript(c), '+\tif v < lo {')
+end)
+
+t.test('bug 7: huge output shows its end, and its Full output line opens with gf', function()
+  local c = H.start(t, { call('s1', 'bash', { command = 'seq 1 200000' }), { text = 'Counted.' } })
+  H.stub(t, 'select', function(items, _, cb)
+    cb(items[1], 1)
+  end)
+  local view = require('pi_lsp').chat('count')
+  H.wait_answer(t, c, 'Counted.')
+  local lines = H.transcript(c)
+  local fence, full
+  for i, l in ipairs(lines) do
+    if l == '```' and not fence and lines[i - 1] and lines[i - 1]:find('earlier lines') then
+      fence = i
+    end
+    if l:find('^Full output: /') then
+      full = i
+    end
+  end
+  t.ok(fence, 'no cut block:\n' .. table.concat(lines, '\n'))
+  -- The block starts with a whole line: the line after it is the next number.
+  local first = tonumber(lines[fence + 1])
+  t.ok(first and tonumber(lines[fence + 2]) == first + 1, 'first lines: ' .. tostring(lines[fence + 1]) .. ' ' .. tostring(lines[fence + 2]))
+  t.has(lines, '200000')
+  t.ok(full, 'no Full output line:\n' .. table.concat(vim.list_slice(lines, #lines - 8, #lines), '\n'))
+  local path = lines[full]:match('^Full output: (%S+)$')
+  t.eq(1, vim.fn.filereadable(path))
+  local twin = H.win_of(view.tbuf)
+  vim.api.nvim_set_current_win(twin)
+  vim.cmd('normal! zR')
+  vim.api.nvim_win_set_cursor(twin, { full, #'Full output: ' + 1 })
+  vim.cmd('normal! gf')
+  t.eq(path, vim.api.nvim_buf_get_name(0))
+  t.eq('200000', vim.api.nvim_buf_get_lines(0, -2, -1, false)[1])
+end)
+
+t.test('bug 8: an error shows once, x dismisses it, a later answer is not below it', function()
+  local c = H.start(t, {
+    { status = 401, error = 'invalid key sk-bad***' },
+    { text = 'Fine now.' },
+  })
+  local view = require('pi_lsp').chat('hello')
+  t.wait(function()
+    return #H.items(c, 'error') > 0 and H.idle(c)
+  end, 15000, 'the error arrived')
+  local function count()
+    local n = 0
+    for _, l in ipairs(H.transcript(c)) do
+      if l:find('invalid key', 1, true) then
+        n = n + 1
+      end
+    end
+    return n
+  end
+  t.eq(1, count(), table.concat(H.transcript(c), '\n'))
+  local twin = H.win_of(view.tbuf)
+  vim.api.nvim_set_current_win(twin)
+  for i, l in ipairs(H.transcript(c)) do
+    if l:find('invalid key', 1, true) then
+      vim.api.nvim_win_set_cursor(twin, { i, 0 })
+    end
+  end
+  t.keys('x')
+  t.eq(0, count(), table.concat(H.transcript(c), '\n'))
+  require('pi_lsp.chat').prompt(c, 'again')
+  H.wait_answer(t, c, 'Fine now.')
+  t.eq(0, count(), table.concat(H.transcript(c), '\n'))
+  t.has(H.transcript(c), 'Fine now.')
+end)
+
+-- A window is "at the bottom": its last line is the buffer's, and it is full (more than the
+-- last line is shown).
+local function at_bottom(win)
+  local info = vim.api.nvim_win_call(win, function()
+    return { w0 = vim.fn.line('w0'), wl = vim.fn.line('w$'), last = vim.fn.line('$'), h = vim.api.nvim_win_get_height(win) }
+  end)
+  return info.wl == info.last and (info.wl - info.w0 + 1) >= math.min(info.last, info.h - 1), info
+end
+
+local function numbered(word, n)
+  local out = {}
+  for i = 1, n do
+    out[i] = word .. ' ' .. i
+  end
+  return table.concat(out, '\n')
+end
+local FIRST, SECOND = numbered('first', 30), numbered('second', 60)
+
+t.test('bug 10: after a navigate, a session switch, :PiToggle and a resize the chat shows its bottom', function()
+  local c = H.start(t, { { text = FIRST }, { text = SECOND }, { text = 'short' } }, { setup = { chat = { position = 'bottom', size = 14 } } })
+  local view = require('pi_lsp').chat('one')
+  H.wait_answer(t, c, FIRST)
+  require('pi_lsp.chat').prompt(c, 'two')
+  H.wait_answer(t, c, SECOND)
+  local function check(what)
+    local twin = H.win_of(view.tbuf)
+    t.wait(function()
+      return twin and (at_bottom(twin))
+    end, 3000, function()
+      local _, info = at_bottom(twin)
+      return what .. ': not at the bottom: ' .. vim.inspect(info)
+    end)
+  end
+  check('after the answer')
+  local first = c:display().session.id
+  -- Navigate to the second prompt: the transcript shrinks by more than a window.
+  local tree = require('pi_lsp').tree()
+  t.wait(function()
+    return tree.tree ~= nil
+  end, 5000, 'tree loaded')
+  local q2
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(tree.buf, 0, -1, false)) do
+    if l:find('You: two', 1, true) then
+      q2 = i
+    end
+  end
+  t.ok(q2, 'the second prompt in the tree')
+  vim.api.nvim_set_current_win(tree.win)
+  vim.api.nvim_win_set_cursor(tree.win, { q2, 0 })
+  t.keys('<CR>')
+  t.wait(function()
+    return #H.items(c, 'assistant') == 1
+  end, 5000, 'navigated')
+  pcall(vim.api.nvim_win_close, tree.win, true)
+  check('after a navigate')
+  -- Another, short session.
+  t.eq(nil, (c:request_sync('session/new', { cwd = c.cwd }, 5000)))
+  require('pi_lsp.chat').prompt(c, 'short please')
+  H.wait_answer(t, c, 'short')
+  check('after switching to a short session')
+  -- Back to the first with :PiSessions.
+  H.stub(t, 'select', function(items, _, cb)
+    for i, s in ipairs(items) do
+      if s.id == first or (type(s.path) == 'string' and s.path:find(first, 1, true)) then
+        return cb(s, i)
+      end
+    end
+    cb(nil)
+  end)
+  vim.cmd('PiSessions')
+  t.wait(function()
+    return c:display().session.id == first
+  end, 5000, 'switched back')
+  check('after :PiSessions')
+  vim.cmd('PiToggle')
+  vim.cmd('PiToggle')
+  check('after :PiToggle')
+  vim.o.lines = vim.o.lines + 6
+  vim.cmd('doautocmd VimResized')
+  check('after a resize')
+end)
