@@ -82,7 +82,9 @@ function M.render_view(view)
     end
   end
   util.set_lines(buf, vim.list_slice(lines, first, sn), first - 1, so)
-  require('pi_lsp.markdown').mark_roles(buf, first, sn)
+  -- Marks of deleted lines move to the line after them: that line is marked again too (a
+  -- stray sign after a session switch otherwise).
+  require('pi_lsp.markdown').mark_roles(buf, first, math.max(sn, first) + 1)
   if vim.api.nvim_get_mode().mode:match('^[iR]') then
     -- Vim does not update folds while in Insert mode (typing in the input): redo them on
     -- InsertLeave.

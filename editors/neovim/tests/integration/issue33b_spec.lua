@@ -178,3 +178,99 @@ t.test('bug 10: after a navigate, a session switch, :PiToggle and a resize the c
   vim.cmd('doautocmd VimResized')
   check('after a resize')
 end)
+
+t.test('bug 13: no stray role sign after switching to a shorter session', function()
+  local c = H.start(t, { { text = 'a1' }, { text = 'a2' }, { text = 'a3' }, { text = 'b1' } })
+  local view = require('pi_lsp').chat('q1')
+  H.wait_answer(t, c, 'a1')
+  for _, q in ipairs({ 'q2', 'q3' }) do
+    require('pi_lsp.chat').prompt(c, q)
+    H.wait_answer(t, c, (q:gsub('q', 'a')))
+  end
+  t.eq(nil, (c:request_sync('session/new', { cwd = c.cwd }, 5000)))
+  require('pi_lsp.chat').prompt(c, 'other')
+  H.wait_answer(t, c, 'b1')
+  local lines = H.transcript(c)
+  local want = {}
+  for i, l in ipairs(lines) do
+    if l == '## You' or l == '## Assistant' then
+      want[#want + 1] = i
+    end
+  end
+  -- The marked lines (0.7 does not report sign_text back): the role headers only.
+  local got = vim.tbl_map(function(r)
+    return r[1]
+  end, require('pi_lsp.markdown').roles(view.tbuf))
+  t.eq(want, got, table.concat(lines, '\n'))
+end)
+
+t.test('bug 13: #main.go of a saved buffer is sent without unsaved="true", of a modified one with it', function()
+  local c, proj, llm = H.start(t, { { text = 'saw it' }, { text = 'saw it again' } }, { files = { ['main.go'] = 'package main\n' } })
+  vim.cmd('edit ' .. vim.fn.fnameescape(proj .. '/main.go'))
+  local view = require('pi_lsp').chat()
+  local function send(text)
+    vim.api.nvim_set_current_win(H.win_of(view.ibuf))
+    vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, { text })
+    vim.cmd('stopinsert')
+    t.keys('<CR>')
+  end
+  send('look at #main.go')
+  H.wait_answer(t, c, 'saw it')
+  local buf = vim.fn.bufnr(proj .. '/main.go')
+  vim.api.nvim_buf_set_lines(buf, 1, 1, false, { '// edited, not saved' })
+  send('and now #main.go')
+  H.wait_answer(t, c, 'saw it again')
+  local reqs = vim.json.decode(vim.fn.system({ 'curl', '-s', llm.url .. '/requests' }))
+  t.eq(2, #reqs)
+  local function last_user(r)
+    local body = type(r) == 'table' and (r.body or r) or r
+    local s = type(body) == 'string' and body or vim.json.encode(body)
+    return s
+  end
+  local first, second = last_user(reqs[1]), last_user(reqs[2])
+  t.ok(first:find('path=\\"main.go\\"', 1, true), first)
+  t.eq(nil, first:find('unsaved', 1, true), first)
+  t.ok(second:find('unsaved=\\"true\\"', 1, true), second)
+  t.ok(second:find('edited, not saved', 1, true), second)
+end)
+
+t.test('bug 13: "Always allow tool bash" holds after switching to another session and back', function()
+  local c = H.start(t, {
+    call('b1', 'bash', { command = 'echo one' }),
+    { text = 'ran one' },
+    { text = 'other session' },
+    call('b2', 'bash', { command = 'echo two' }),
+    { text = 'ran two' },
+  })
+  local asked = {}
+  H.stub(t, 'select', function(items, opts, cb)
+    if opts.kind == 'pi_lsp.session' then
+      for i, s in ipairs(items) do
+        if s.current ~= true and (s.entryCount or 0) > 2 then
+          return cb(s, i)
+        end
+      end
+      return cb(nil)
+    end
+    asked[#asked + 1] = opts.prompt
+    for i, it in ipairs(items) do
+      if type(it) == 'table' and it.decision == 'alwaysAllowTool' then
+        return cb(it, i)
+      end
+    end
+  end)
+  require('pi_lsp').chat('run one')
+  H.wait_answer(t, c, 'ran one')
+  t.eq(1, #asked)
+  local first = c:display().session.id
+  t.eq(nil, (c:request_sync('session/new', { cwd = c.cwd }, 5000)))
+  require('pi_lsp.chat').prompt(c, 'hello')
+  H.wait_answer(t, c, 'other session')
+  vim.cmd('PiSessions')
+  t.wait(function()
+    return c:display().session.id == first
+  end, 5000, 'switched back')
+  require('pi_lsp.chat').prompt(c, 'run two')
+  H.wait_answer(t, c, 'ran two')
+  t.eq(1, #asked, vim.inspect(asked))
+end)
