@@ -20,6 +20,8 @@ M.defaults = {
   editor_writes = true,
   -- Answer editor/diagnostics and editor/lsp from the LSP clients attached to buffers.
   diagnostics = true,
+  -- While a turn runs, `:qa` stops with E37/E162 ("a turn is running"); `:qa!` quits.
+  confirm_quit = true,
   chat = {
     -- 'right' | 'left' | 'bottom' | 'tab' | 'current' | 'float'
     position = 'right',

@@ -376,6 +376,19 @@ function M.render(state, opts)
     local reason = present(state.compaction.reason) and (' (' .. tostring(state.compaction.reason) .. ')') or ''
     footer[#footer + 1] = '_Compacting context' .. reason .. '..._'
   end
+  -- The task list while it has open tasks (all of it is in :PiTasks).
+  local open_tasks = false
+  for _, tk in ipairs(type(state.tasks) == 'table' and state.tasks or {}) do
+    if type(tk) == 'table' and (tk.status == 'pending' or tk.status == 'in_progress') then
+      open_tasks = true
+    end
+  end
+  if open_tasks then
+    footer[#footer + 1] = '_Tasks:_'
+    for _, l in ipairs(M.tasks(state.tasks)) do
+      footer[#footer + 1] = '  ' .. l
+    end
+  end
   if state.status == 'running' or (state.phase and state.phase ~= 'idle' and state.phase ~= vim.NIL) then
     footer[#footer + 1] = '_Working (' .. tostring(state.phase or state.status) .. ')..._ <C-c> aborts'
   end

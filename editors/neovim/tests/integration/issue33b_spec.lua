@@ -217,6 +217,9 @@ t.test('bug 13: #main.go of a saved buffer is sent without unsaved="true", of a 
   send('look at #main.go')
   H.wait_answer(t, c, 'saw it')
   local buf = vim.fn.bufnr(proj .. '/main.go')
+  t.cleanup(function()
+    pcall(vim.cmd, 'bwipeout! ' .. buf)
+  end)
   vim.api.nvim_buf_set_lines(buf, 1, 1, false, { '// edited, not saved' })
   send('and now #main.go')
   H.wait_answer(t, c, 'saw it again')
@@ -273,4 +276,31 @@ t.test('bug 13: "Always allow tool bash" holds after switching to another sessio
   require('pi_lsp.chat').prompt(c, 'run two')
   H.wait_answer(t, c, 'ran two')
   t.eq(1, #asked, vim.inspect(asked))
+end)
+
+t.test('missing 8: :qa stops while a turn runs, and not after it', function()
+  local c = H.start(t, { call('b1', 'bash', { command = 'echo hi' }), { text = 'done' } })
+  local answer
+  H.stub(t, 'select', function(items, _, cb)
+    answer = function()
+      cb(items[1], 1)
+    end
+  end)
+  require('pi_lsp').chat('run it')
+  t.wait(function()
+    return answer ~= nil
+  end, 10000, 'approval asked')
+  -- The turn waits for the approval: :qa must not quit.
+  local ok, err = pcall(vim.cmd, 'qa')
+  t.eq(false, ok)
+  -- Vim stops at the modified buffer (E37) or names it (E162): it is the guard's.
+  t.ok(tostring(err):find('E37', 1, true) or tostring(err):find('E162', 1, true), tostring(err))
+  t.ok(vim.api.nvim_buf_get_name(0):find('a turn is running', 1, true) or tostring(err):find('a turn is running', 1, true), tostring(err))
+  vim.cmd('enew')
+  answer()
+  H.wait_answer(t, c, 'done')
+  t.eq(false, require('pi_lsp.quitguard').update(c))
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    t.eq(false, vim.bo[b].modified and vim.api.nvim_buf_get_name(b):find('a turn is running', 1, true) ~= nil)
+  end
 end)

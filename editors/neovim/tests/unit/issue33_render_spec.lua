@@ -104,3 +104,22 @@ t.test('bug 15: attachments under the user message; an interrupted answer is mar
   t.has(lines, '_📎 image_ shot.png')
   t.has(lines, '_⊘ interrupted_')
 end)
+
+t.test('missing 8: the task list in the chat footer and the statusline while tasks are open', function()
+  local tasks = {
+    { content = 'Write tests', status = 'completed' },
+    { content = 'Run tests', status = 'in_progress', activeForm = 'Running tests' },
+    { content = 'Ship', status = 'pending' },
+  }
+  local lines = render.render({ items = { { kind = 'user', text = 'go' } }, tasks = tasks })
+  t.has(lines, '_Tasks:_')
+  t.has(lines, '  [~] Running tests')
+  t.has(lines, '  [ ] Ship')
+  local sl = require('pi_lsp.statusline')
+  t.eq('tasks 1/3: Running tests', sl.tasks(tasks))
+  t.ok(sl.text({ status = 'idle', tasks = tasks }):find('tasks 1/3: Running tests', 1, true))
+  -- All done: neither shows a list.
+  local done = { { content = 'Ship', status = 'completed' } }
+  t.eq(nil, vim.tbl_contains(render.render({ items = { { kind = 'user', text = 'go' } }, tasks = done }), '_Tasks:_') or nil)
+  t.eq('tasks 1/1', sl.tasks(done))
+end)
