@@ -144,6 +144,9 @@ t.test('bug 10: after a navigate, a session switch, :PiToggle and a resize the c
     end
   end
   t.ok(q2, 'the second prompt in the tree')
+  -- Missing 8: the float shows its keys.
+  local tl = vim.api.nvim_buf_get_lines(tree.buf, -2, -1, false)[1]
+  t.ok(tl:find('<CR> go here', 1, true) and tl:find('q close', 1, true), tl)
   vim.api.nvim_set_current_win(tree.win)
   vim.api.nvim_win_set_cursor(tree.win, { q2, 0 })
   t.keys('<CR>')
