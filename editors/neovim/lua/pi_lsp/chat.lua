@@ -285,6 +285,7 @@ function M.send(view, behavior)
   local ctx = require('pi_lsp.context').from_text(view.client.cwd, text)
   vim.list_extend(ctx, view.attached or {})
   view.attached = nil
+  M.show_context(view)
   M.prompt(view.client, text, behavior, function(err)
     if err and buf_valid(view.ibuf) and get_input(view) == '' then
       vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, saved)
@@ -292,11 +293,69 @@ function M.send(view, behavior)
   end, ctx)
 end
 
+local chips_ns = vim.api.nvim_create_namespace('pi_lsp_input_context')
+
+--- One context item as a short label: `main.go:3-9`, `README.md`, `image shot.png`.
+function M.chip(item, cwd)
+  local path = tostring(item.path or '')
+  if cwd and path:sub(1, #cwd + 1) == cwd .. '/' then
+    path = path:sub(#cwd + 2)
+  end
+  if item.type == 'selection' and type(item.range) == 'table' then
+    return string.format('%s:%d-%d', path, item.range.startLine or 0, item.range.endLine or 0)
+  elseif item.type == 'image' then
+    return 'image ' .. (path ~= '' and path or tostring(item.mimeType or ''))
+  end
+  return path .. ((item.type == 'file' and item.text) and ' (unsaved)' or '')
+end
+
+--- The context the input's next prompt carries: the attached items and the `@file` and
+--- `#buffer` mentions of its text.
+function M.pending_context(view)
+  local items = vim.list_extend({}, view.attached or {})
+  vim.list_extend(items, require('pi_lsp.context').from_text(view.client.cwd, get_input(view)))
+  return items
+end
+
+--- Lists the attached context at the end of the input's last line (virtual text, so it is
+--- never sent): `📎 main.go:3-9 · README.md`.
+function M.show_context(view)
+  if not buf_valid(view.ibuf) then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(view.ibuf, chips_ns, 0, -1)
+  local items = M.pending_context(view)
+  if #items == 0 then
+    return
+  end
+  local labels = {}
+  for _, it in ipairs(items) do
+    labels[#labels + 1] = M.chip(it, view.client.cwd)
+  end
+  local last = vim.api.nvim_buf_line_count(view.ibuf) - 1
+  vim.api.nvim_buf_set_extmark(view.ibuf, chips_ns, last, 0, {
+    virt_text = { { '  📎 ' .. table.concat(labels, ' · '), 'Comment' } },
+    virt_text_pos = 'eol',
+  })
+end
+
+--- The context labels shown on the input (for tests).
+function M.context_shown(view)
+  local out = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(view.ibuf, chips_ns, 0, -1, { details = true })) do
+    for _, chunk in ipairs(m[4].virt_text or {}) do
+      out[#out + 1] = chunk[1]
+    end
+  end
+  return table.concat(out)
+end
+
 --- Attaches a context item (a selection) to the next prompt sent from the chat.
 function M.attach(client, item)
   local view = M.ensure(client)
   view.attached = view.attached or {}
   table.insert(view.attached, item)
+  M.show_context(view)
   vim.notify(string.format('pi-lsp: %s:%d-%d attached to the next prompt', vim.fn.fnamemodify(item.path, ':.'), item.range.startLine, item.range.endLine), vim.log.levels.INFO)
 end
 
@@ -368,6 +427,13 @@ local function setup_input(view, buf)
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].omnifunc = "v:lua.require'pi_lsp.complete'.omnifunc"
   vim.api.nvim_buf_set_var(buf, 'pi_lsp_cwd', view.client.cwd)
+  -- The attached context and the text's @/# mentions stay listed on the input.
+  vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI', 'InsertLeave' }, {
+    buffer = buf,
+    callback = function()
+      M.show_context(view)
+    end,
+  })
   util.map(buf, { 'n', 'i' }, keys.send, function()
     if vim.fn.pumvisible() == 1 then
       -- Accept the completion instead of sending.
