@@ -108,10 +108,11 @@ function M.show_bottom(win)
   end)
 end
 
---- The id of the error item Retry applies to (the last item, an error after a provider
---- failure) when the server offers agent/retry; nil otherwise.
+--- The id of the error item Retry (agent/retry) applies to: the last item, when it is an
+--- error and no run is going; nil otherwise.
 function M.retry_id(view, state)
-  if not view.client.can_retry or type(state) ~= 'table' or state.status == 'running' then
+  local _ = view
+  if type(state) ~= 'table' or state.status == 'running' then
     return nil
   end
   local items = state.items or {}
@@ -415,6 +416,12 @@ local function setup_transcript(view, buf)
   util.map(buf, 'n', keys.older, function()
     M.older(view.client)
   end, 'Load earlier items (:PiOlder)')
+  util.map(buf, 'n', keys.retry, function()
+    require('pi_lsp.queue').retry(view.client)
+  end, 'Retry after a provider error')
+  util.map(buf, 'n', keys.queue, function()
+    require('pi_lsp.queue').pick(view.client)
+  end, 'Edit or remove a queued message')
   util.map(buf, 'n', keys.dismiss, function()
     if not M.dismiss_error(view, vim.api.nvim_win_get_cursor(0)[1]) then
       vim.notify('pi-lsp: no error here to dismiss', vim.log.levels.INFO)

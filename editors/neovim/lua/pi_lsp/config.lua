@@ -48,6 +48,7 @@ M.defaults = {
     goal_stop = 'gS',
     dismiss = 'x',
     retry = 'R',
+    queue = 'Q',
     -- :PiTree
     tree_navigate = '<CR>',
     tree_fork = 'f',

@@ -351,6 +351,9 @@ function M.render(state, opts)
     for _, q in ipairs(type(queue.followUp) == 'table' and queue.followUp or {}) do
       footer[#footer + 1] = '_Queued (follow-up):_ ' .. (split(type(q) == 'table' and q.text or q)[1] or '')
     end
+    if #footer > 0 then
+      footer[#footer + 1] = '_Q edits or removes a queued message (:PiQueue)_'
+    end
   end
   local pending = state.pending
   if type(pending) == 'table' then
