@@ -41,16 +41,20 @@ function M.render_view(view)
   end
   local cfg = view.client.cfg.chat or {}
   local state = M.shown_state(view)
+  -- Another session, or the first frame: every window shows the bottom of the new transcript
+  -- (and errors dismissed in another session count no more: item ids are per session).
+  local sid = type(state) == 'table' and type(state.session) == 'table' and state.session.id or nil
+  local switched = sid ~= view.shown_session
+  view.shown_session = sid
+  if switched then
+    view.dismissed = nil
+  end
   local lines, folds = render.render(state, {
     show_thinking = cfg.show_thinking,
     max_output_lines = cfg.max_output_lines,
     dismissed = view.dismissed,
-    retry_id = M.retry_id(view, state),
+    retry_id = M.retry_id(state),
   })
-  -- Another session, or the first frame: every window shows the bottom of the new transcript.
-  local sid = type(state) == 'table' and type(state.session) == 'table' and state.session.id or nil
-  local switched = sid ~= view.shown_session
-  view.shown_session = sid
   folds_by_buf[view.tbuf] = folds
   local buf = view.tbuf
   local old = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
@@ -110,8 +114,7 @@ end
 
 --- The id of the error item Retry (agent/retry) applies to: the last item, when it is an
 --- error and no run is going; nil otherwise.
-function M.retry_id(view, state)
-  local _ = view
+function M.retry_id(state)
   if type(state) ~= 'table' or state.status == 'running' then
     return nil
   end
@@ -286,7 +289,7 @@ function M.send(view, behavior)
   local ctx = require('pi_lsp.context').from_text(view.client.cwd, text)
   vim.list_extend(ctx, view.attached or {})
   view.attached = nil
-  M.show_context(view)
+  require('pi_lsp.input_context').show(view)
   M.prompt(view.client, text, behavior, function(err)
     if err and buf_valid(view.ibuf) and get_input(view) == '' then
       vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, saved)
@@ -294,69 +297,12 @@ function M.send(view, behavior)
   end, ctx)
 end
 
-local chips_ns = vim.api.nvim_create_namespace('pi_lsp_input_context')
-
---- One context item as a short label: `main.go:3-9`, `README.md`, `image shot.png`.
-function M.chip(item, cwd)
-  local path = tostring(item.path or '')
-  if cwd and path:sub(1, #cwd + 1) == cwd .. '/' then
-    path = path:sub(#cwd + 2)
-  end
-  if item.type == 'selection' and type(item.range) == 'table' then
-    return string.format('%s:%d-%d', path, item.range.startLine or 0, item.range.endLine or 0)
-  elseif item.type == 'image' then
-    return 'image ' .. (path ~= '' and path or tostring(item.mimeType or ''))
-  end
-  return path .. ((item.type == 'file' and item.text) and ' (unsaved)' or '')
-end
-
---- The context the input's next prompt carries: the attached items and the `@file` and
---- `#buffer` mentions of its text.
-function M.pending_context(view)
-  local items = vim.list_extend({}, view.attached or {})
-  vim.list_extend(items, require('pi_lsp.context').from_text(view.client.cwd, get_input(view)))
-  return items
-end
-
---- Lists the attached context at the end of the input's last line (virtual text, so it is
---- never sent): `📎 main.go:3-9 · README.md`.
-function M.show_context(view)
-  if not buf_valid(view.ibuf) then
-    return
-  end
-  vim.api.nvim_buf_clear_namespace(view.ibuf, chips_ns, 0, -1)
-  local items = M.pending_context(view)
-  if #items == 0 then
-    return
-  end
-  local labels = {}
-  for _, it in ipairs(items) do
-    labels[#labels + 1] = M.chip(it, view.client.cwd)
-  end
-  local last = vim.api.nvim_buf_line_count(view.ibuf) - 1
-  vim.api.nvim_buf_set_extmark(view.ibuf, chips_ns, last, 0, {
-    virt_text = { { '  📎 ' .. table.concat(labels, ' · '), 'Comment' } },
-    virt_text_pos = 'eol',
-  })
-end
-
---- The context labels shown on the input (for tests).
-function M.context_shown(view)
-  local out = {}
-  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(view.ibuf, chips_ns, 0, -1, { details = true })) do
-    for _, chunk in ipairs(m[4].virt_text or {}) do
-      out[#out + 1] = chunk[1]
-    end
-  end
-  return table.concat(out)
-end
-
 --- Attaches a context item (a selection) to the next prompt sent from the chat.
 function M.attach(client, item)
   local view = M.ensure(client)
   view.attached = view.attached or {}
   table.insert(view.attached, item)
-  M.show_context(view)
+  require('pi_lsp.input_context').show(view)
   vim.notify(string.format('pi-lsp: %s:%d-%d attached to the next prompt', vim.fn.fnamemodify(item.path, ':.'), item.range.startLine, item.range.endLine), vim.log.levels.INFO)
 end
 
@@ -438,7 +384,7 @@ local function setup_input(view, buf)
   vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI', 'InsertLeave' }, {
     buffer = buf,
     callback = function()
-      M.show_context(view)
+      require('pi_lsp.input_context').show(view)
     end,
   })
   util.map(buf, { 'n', 'i' }, keys.send, function()
