@@ -123,3 +123,12 @@ t.test('missing 8: the task list in the chat footer and the statusline while tas
   t.eq(nil, vim.tbl_contains(render.render({ items = { { kind = 'user', text = 'go' } }, tasks = done }), '_Tasks:_') or nil)
   t.eq('tasks 1/1', sl.tasks(done))
 end)
+
+t.test('missing 4: context chips name a selection, a file (unsaved when sent with its text), an image', function()
+  local ic = require('pi_lsp.input_context')
+  t.eq('main.go:3-9', ic.chip({ type = 'selection', path = '/p/main.go', range = { startLine = 3, endLine = 9 } }, '/p'))
+  t.eq('README.md', ic.chip({ type = 'file', path = '/p/README.md' }, '/p'))
+  t.eq('a.go (unsaved)', ic.chip({ type = 'file', path = '/p/a.go', text = 'x' }, '/p'))
+  t.eq('/elsewhere/b.go', ic.chip({ type = 'file', path = '/elsewhere/b.go' }, '/p'))
+  t.eq('image shot.png', ic.chip({ type = 'image', path = 'shot.png' }, '/p'))
+end)
