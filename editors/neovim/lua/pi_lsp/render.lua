@@ -247,7 +247,15 @@ function M.render(state, opts)
     add('**' .. goal .. '**')
   end
   local items = state.items or {}
-  for _, item in ipairs(items) do
+  -- The index of the last answer with text: errors before it were followed by a successful
+  -- turn and shrink to one line.
+  local last_answer = 0
+  for i, item in ipairs(items) do
+    if type(item) == 'table' and item.kind == 'assistant' and present(item.text) and item.streaming ~= true then
+      last_answer = i
+    end
+  end
+  for idx, item in ipairs(items) do
     if type(item) == 'table' then
       local kind = item.kind
       if opts.dismissed and opts.dismissed[item.id] then
@@ -331,9 +339,14 @@ function M.render(state, opts)
         -- Errors show once, where they happened (state.errors repeats them: not drawn).
         blank()
         local body = split(item.text or item.message)
-        add('> **Error:** ' .. (body[1] or ''))
-        add_block(vim.list_slice(body, 2), '0', '> ')
-        add('> _x dismisses_' .. (opts.retry_id == item.id and ', _R retries_' or ''))
+        if idx < last_answer then
+          -- A later turn succeeded: one line, marked as earlier.
+          add('> **Error:** ' .. (body[1] or '') .. '  (earlier; x dismisses)')
+        else
+          add('> **Error:** ' .. (body[1] or ''))
+          add_block(vim.list_slice(body, 2), '0', '> ')
+          add('> _x dismisses_' .. (opts.retry_id == item.id and ', _R retries_' or ''))
+        end
       else
         blank()
         add_block(split(item.text or item.message), '0', '> ')

@@ -73,6 +73,11 @@ t.test('bug 8: an error shows once, and not at all once dismissed', function()
     end
   end
   t.eq(1, n)
+  -- A later turn succeeded: the error is one line, marked earlier, without its details.
+  st.items[2].text = '401 invalid key\nrequest id abc'
+  local shrunk = render.render(st)
+  t.has(shrunk, '> **Error:** 401 invalid key  (earlier; x dismisses)')
+  t.eq(nil, joined(shrunk):find('request id abc', 1, true))
   local lines = render.render(st, { dismissed = { e1 = true } })
   t.eq(nil, joined(lines):find('401', 1, true))
   t.has(lines, 'fine now')
