@@ -228,11 +228,21 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 }
 
 // tail returns the last n bytes of s, starting on a rune boundary.
+// tail is the last n bytes of s, starting at a line: the cut line's
+// fragment is dropped (issue 33: a block must not start with "43"). Text
+// without a line break in its last n bytes is cut at a rune instead.
 func tail(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	atLine := s[len(s)-n-1] == '\n'
 	s = s[len(s)-n:]
+	if atLine {
+		return s
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 && i+1 < len(s) {
+		return s[i+1:]
+	}
 	for i := 0; i < len(s) && i < utf8.UTFMax; i++ {
 		if utf8.RuneStart(s[i]) {
 			return s[i:]

@@ -15,10 +15,18 @@ function M.foldexpr(lnum)
   return (f and f[lnum]) or '0'
 end
 
+--- A line without its markdown marks (`**bold**`, `_em_`, backticks): fold lines show no
+--- concealed text, so the marks would show.
+function M.plain(line)
+  line = line:gsub('%*%*(.-)%*%*', '%1'):gsub('`([^`]*)`', '%1'):gsub('^>%s?', '')
+  line = line:gsub('^_(.-)_$', '%1')
+  return line
+end
+
 function M.foldtext()
   local first = vim.fn.getline(vim.v.foldstart)
   local n = vim.v.foldend - vim.v.foldstart
-  return string.format('%s  (%d lines)', first, n)
+  return string.format('%s  (%d lines)', M.plain(first), n)
 end
 
 local function buf_valid(b)
@@ -32,9 +40,20 @@ function M.render_view(view)
     return
   end
   local cfg = view.client.cfg.chat or {}
-  local lines, folds = render.render(M.shown_state(view), {
+  local state = M.shown_state(view)
+  -- Another session, or the first frame: every window shows the bottom of the new transcript
+  -- (and errors dismissed in another session count no more: item ids are per session).
+  local sid = type(state) == 'table' and type(state.session) == 'table' and state.session.id or nil
+  local switched = sid ~= view.shown_session
+  view.shown_session = sid
+  if switched then
+    view.dismissed = nil
+  end
+  local lines, folds = render.render(state, {
     show_thinking = cfg.show_thinking,
     max_output_lines = cfg.max_output_lines,
+    dismissed = view.dismissed,
+    retry_id = M.retry_id(state),
   })
   folds_by_buf[view.tbuf] = folds
   local buf = view.tbuf
@@ -51,25 +70,96 @@ function M.render_view(view)
     so, sn = so - 1, sn - 1
   end
   -- Windows at the bottom keep following the stream.
+  -- So do all of them when another session is shown, or when lines above a window's top
+  -- were removed (a navigate or a reseed replaced what it showed).
   local follow = {}
   for _, win in ipairs(vim.api.nvim_list_wins()) do
     if vim.api.nvim_win_get_buf(win) == buf then
       local row = vim.api.nvim_win_get_cursor(win)[1]
-      if row >= #old - 1 or win ~= vim.api.nvim_get_current_win() then
+      local top = vim.api.nvim_win_call(win, function()
+        return vim.fn.line('w0')
+      end)
+      local replaced = first < top and (so - first) ~= (sn - first)
+      if switched or replaced or row >= #old - 1 or win ~= vim.api.nvim_get_current_win() then
         follow[#follow + 1] = win
       end
     end
   end
   util.set_lines(buf, vim.list_slice(lines, first, sn), first - 1, so)
-  require('pi_lsp.markdown').mark_roles(buf, first, sn)
+  -- Marks of deleted lines move to the line after them: that line is marked again too (a
+  -- stray sign after a session switch otherwise).
+  require('pi_lsp.markdown').mark_roles(buf, first, math.max(sn, first) + 1)
   if vim.api.nvim_get_mode().mode:match('^[iR]') then
     -- Vim does not update folds while in Insert mode (typing in the input): redo them on
     -- InsertLeave.
     view.folds_stale = true
   end
   for _, win in ipairs(follow) do
-    pcall(vim.api.nvim_win_set_cursor, win, { #lines, 0 })
+    M.show_bottom(win)
   end
+end
+
+--- Puts the cursor of `win` on its buffer's last line with that line at the window's
+--- bottom, so the window is full (not only the last line at its top).
+function M.show_bottom(win)
+  if not (win and vim.api.nvim_win_is_valid(win)) then
+    return
+  end
+  local last = vim.api.nvim_buf_line_count(vim.api.nvim_win_get_buf(win))
+  pcall(vim.api.nvim_win_set_cursor, win, { last, 0 })
+  pcall(vim.api.nvim_win_call, win, function()
+    vim.cmd('normal! zb')
+  end)
+end
+
+--- The id of the error item Retry (agent/retry) applies to: the last item, when it is an
+--- error and no run is going; nil otherwise.
+function M.retry_id(state)
+  if type(state) ~= 'table' or state.status == 'running' then
+    return nil
+  end
+  local items = state.items or {}
+  local last = items[#items]
+  if type(last) == 'table' and last.kind == 'error' then
+    return last.id
+  end
+end
+
+--- The error item shown at or above line `lnum` of the transcript (nil when none).
+function M.error_at(view, lnum)
+  local lines = vim.api.nvim_buf_get_lines(view.tbuf, 0, lnum, false)
+  local nth, at = 0, nil
+  for i, l in ipairs(lines) do
+    if l:find('^> %*%*Error:%*%*') then
+      nth = nth + 1
+      at = i
+    end
+  end
+  if not at then
+    return nil
+  end
+  local st = M.shown_state(view) or {}
+  local k = 0
+  for _, it in ipairs(st.items or {}) do
+    if it.kind == 'error' and not (view.dismissed and view.dismissed[it.id]) then
+      k = k + 1
+      if k == nth then
+        return it
+      end
+    end
+  end
+end
+
+--- Hides the error at or above the cursor of the transcript (x). Returns true when one was.
+function M.dismiss_error(view, lnum)
+  local it = M.error_at(view, lnum)
+  if not it then
+    return false
+  end
+  view.dismissed = view.dismissed or {}
+  view.dismissed[it.id] = true
+  M.render_view(view)
+  return true
 end
 
 --- The state the transcript shows: the display state, with the older items :PiOlder loaded
@@ -199,6 +289,7 @@ function M.send(view, behavior)
   local ctx = require('pi_lsp.context').from_text(view.client.cwd, text)
   vim.list_extend(ctx, view.attached or {})
   view.attached = nil
+  require('pi_lsp.input_context').show(view)
   M.prompt(view.client, text, behavior, function(err)
     if err and buf_valid(view.ibuf) and get_input(view) == '' then
       vim.api.nvim_buf_set_lines(view.ibuf, 0, -1, false, saved)
@@ -211,6 +302,7 @@ function M.attach(client, item)
   local view = M.ensure(client)
   view.attached = view.attached or {}
   table.insert(view.attached, item)
+  require('pi_lsp.input_context').show(view)
   vim.notify(string.format('pi-lsp: %s:%d-%d attached to the next prompt', vim.fn.fnamemodify(item.path, ':.'), item.range.startLine, item.range.endLine), vim.log.levels.INFO)
 end
 
@@ -270,6 +362,17 @@ local function setup_transcript(view, buf)
   util.map(buf, 'n', keys.older, function()
     M.older(view.client)
   end, 'Load earlier items (:PiOlder)')
+  util.map(buf, 'n', keys.retry, function()
+    require('pi_lsp.queue').retry(view.client)
+  end, 'Retry after a provider error')
+  util.map(buf, 'n', keys.queue, function()
+    require('pi_lsp.queue').pick(view.client)
+  end, 'Edit or remove a queued message')
+  util.map(buf, 'n', keys.dismiss, function()
+    if not M.dismiss_error(view, vim.api.nvim_win_get_cursor(0)[1]) then
+      vim.notify('pi-lsp: no error here to dismiss', vim.log.levels.INFO)
+    end
+  end, 'Dismiss the error under the cursor')
 end
 
 local function setup_input(view, buf)
@@ -277,6 +380,13 @@ local function setup_input(view, buf)
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].omnifunc = "v:lua.require'pi_lsp.complete'.omnifunc"
   vim.api.nvim_buf_set_var(buf, 'pi_lsp_cwd', view.client.cwd)
+  -- The attached context and the text's @/# mentions stay listed on the input.
+  vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI', 'InsertLeave' }, {
+    buffer = buf,
+    callback = function()
+      require('pi_lsp.input_context').show(view)
+    end,
+  })
   util.map(buf, { 'n', 'i' }, keys.send, function()
     if vim.fn.pumvisible() == 1 then
       -- Accept the completion instead of sending.
@@ -388,8 +498,7 @@ end
 
 local function open_windows(view, cfg)
   local pair = require('pi_lsp.layout').open(view.tbuf, view.ibuf, cfg, set_chat_win_options)
-  local last = vim.api.nvim_buf_line_count(view.tbuf)
-  pcall(vim.api.nvim_win_set_cursor, pair.twin, { last, 0 })
+  M.show_bottom(pair.twin)
   return pair.twin, pair.iwin
 end
 
@@ -408,9 +517,30 @@ local function refresh_stale_folds()
   end
 end
 
+local chat_group = vim.api.nvim_create_augroup('pi_lsp_chat', { clear = true })
 vim.api.nvim_create_autocmd('InsertLeave', {
-  group = vim.api.nvim_create_augroup('pi_lsp_chat', { clear = true }),
+  group = chat_group,
   callback = refresh_stale_folds,
+})
+
+-- After a resize (the layout gives the pair its share first), a transcript window whose
+-- cursor is on the last line shows the bottom again, full, not just that line.
+vim.api.nvim_create_autocmd('VimResized', {
+  group = chat_group,
+  callback = function()
+    vim.schedule(function()
+      for _, view in pairs(views) do
+        if buf_valid(view.tbuf) then
+          local last = vim.api.nvim_buf_line_count(view.tbuf)
+          for _, win in ipairs(vim.api.nvim_list_wins()) do
+            if vim.api.nvim_win_get_buf(win) == view.tbuf and vim.api.nvim_win_get_cursor(win)[1] >= last - 1 then
+              M.show_bottom(win)
+            end
+          end
+        end
+      end
+    end)
+  end,
 })
 
 --- Opens (or focuses) the chat of `client` and returns its view.

@@ -61,6 +61,7 @@ function M.remove(cwd)
     c:stop()
     registry[cwd] = nil
   end
+  require('pi_lsp.quitguard').forget(cwd)
 end
 
 function Client.new(cwd, cfg)

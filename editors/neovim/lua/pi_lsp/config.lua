@@ -20,6 +20,8 @@ M.defaults = {
   editor_writes = true,
   -- Answer editor/diagnostics and editor/lsp from the LSP clients attached to buffers.
   diagnostics = true,
+  -- While a turn runs, `:qa` stops with E37/E162 ("a turn is running"); `:qa!` quits.
+  confirm_quit = true,
   chat = {
     -- 'right' | 'left' | 'bottom' | 'tab' | 'current' | 'float'
     position = 'right',
@@ -29,7 +31,7 @@ M.defaults = {
     float = { width = 0.8, height = 0.8 },
     input_height = 4,
     show_thinking = true,
-    -- Lines of tool output shown (inside a fold) before "... (N more lines)".
+    -- Lines of tool output shown (inside a fold): the last ones, after "… (N earlier lines)".
     max_output_lines = 200,
     -- Complete /commands automatically while typing the first word of the input.
     auto_complete = true,
@@ -44,6 +46,9 @@ M.defaults = {
     pending = 'p',
     older = '[o',
     goal_stop = 'gS',
+    dismiss = 'x',
+    retry = 'R',
+    queue = 'Q',
     -- :PiTree
     tree_navigate = '<CR>',
     tree_fork = 'f',

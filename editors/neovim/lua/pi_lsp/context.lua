@@ -27,7 +27,8 @@ local function loaded_buffer(name)
 end
 
 --- The context items the input text names: `@path` of an existing file under cwd (or
---- absolute), `#name` of a loaded buffer (its text as it is, saved or not).
+--- absolute), `#name` of a loaded buffer (its unsaved text when it is modified, else the
+--- file).
 function M.from_text(cwd, text)
   local out, seen = {}, {}
   for pre, sigil, word in (' ' .. text):gmatch('(%s)([@#])([%w%._/%-]+)') do
@@ -43,8 +44,14 @@ function M.from_text(cwd, text)
       local b, full = loaded_buffer(word)
       if b and not seen[full] then
         seen[full] = true
-        local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
-        out[#out + 1] = { type = 'file', path = full, text = table.concat(lines, '\n') .. '\n' }
+        if vim.bo[b].modified then
+          -- Unsaved changes: the buffer's text is sent (the model sees unsaved="true").
+          local lines = vim.api.nvim_buf_get_lines(b, 0, -1, false)
+          out[#out + 1] = { type = 'file', path = full, text = table.concat(lines, '\n') .. '\n' }
+        else
+          -- Saved: the server reads the file, which is what the buffer shows.
+          out[#out + 1] = { type = 'file', path = full }
+        end
       end
     end
   end

@@ -43,6 +43,9 @@ function M.client()
       if event == 'state' or event == 'status' or event == 'progress' then
         pcall(vim.cmd, 'redrawstatus!')
       end
+      if event == 'state' or event == 'status' then
+        require('pi_lsp.quitguard').update(c)
+      end
       if event == 'state' then
         -- Reload buffers whose files the agent changed ('autoread' decides how).
         local n = M.edit_count(c:display())

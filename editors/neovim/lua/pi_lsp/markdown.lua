@@ -31,6 +31,11 @@ function M.setup_buffer(buf)
       vim.cmd([[syntax match PiLspErrorLine /^\(> \)\=\*\*Error:\*\* .*$/ contains=PiLspErrorLabel]])
       vim.cmd([[syntax match PiLspErrorLabel /^\(> \)\=\*\*Error:\*\*/ contained contains=PiLspErrorStars]])
       vim.cmd([[syntax match PiLspErrorStars /\*\*/ contained conceal]])
+      -- The runtime markdown syntax of 0.7/0.8 conceals only bold, italics and fences with a
+      -- known language: inline code and fences without a language are concealed here too
+      -- (the later definition wins where both start).
+      vim.cmd([[syntax region markdownCode matchgroup=markdownCodeDelimiter start="`\@<!`\ze[^`]" end="`" keepend contains=markdownLineStart concealends]])
+      vim.cmd([[syntax region markdownCode matchgroup=markdownCodeDelimiter start="^\s*```\s*$" end="^\s*```\ze\s*$" keepend concealends]])
       vim.cmd('highlight default link PiLspErrorLine ErrorMsg')
       vim.cmd('highlight default link PiLspErrorLabel ErrorMsg')
     end)

@@ -31,7 +31,16 @@ function M.session_label(s)
   local when = tostring(s.modified or s.created or ''):gsub('T', ' '):gsub('%..*$', ''):gsub('Z$', '')
   -- `*` the current session, `⑂` a fork (session/list's current and fork).
   local mark = (s.current == true and '* ' or '  ') .. (s.fork == true and '⑂ ' or '')
-  return string.format('%s%s  %s  (%s entries)', mark, when, title, tostring(s.entryCount or '?'))
+  local out = string.format('%s%s  %s  (%s entries)', mark, when, title, tostring(s.entryCount or '?'))
+  -- The last prompt tells apart sessions that began alike (session/list's lastMessage).
+  if present(s.lastMessage) and s.lastMessage ~= s.firstMessage then
+    local last = tostring(s.lastMessage):gsub('[\r\n]+', ' ')
+    if #last > 50 then
+      last = last:sub(1, 47) .. '...'
+    end
+    out = out .. '  last: ' .. last
+  end
+  return out
 end
 
 function M.sessions(client, all)
@@ -57,6 +66,17 @@ function M.sessions(client, all)
   end)
 end
 
+--- A token count as a short label: 400, 8k, 128k, 1M (never "0k").
+function M.tokens_label(n)
+  if n < 1000 then
+    return tostring(math.floor(n))
+  elseif n < 1000000 then
+    return string.format('%dk', math.floor(n / 1000))
+  end
+  local m = n / 1000000
+  return (m == math.floor(m)) and string.format('%dM', m) or string.format('%.1fM', m)
+end
+
 --- One line describing a model of `model/list`.
 function M.model_label(m, current)
   local id = tostring(m.provider) .. '/' .. tostring(m.id)
@@ -65,7 +85,7 @@ function M.model_label(m, current)
     s = s .. '  ' .. tostring(m.name)
   end
   if type(m.contextWindow) == 'number' then
-    s = s .. string.format('  %dk', math.floor(m.contextWindow / 1000))
+    s = s .. '  ' .. M.tokens_label(m.contextWindow)
   end
   if m.reasoning == true then
     s = s .. '  reasoning'

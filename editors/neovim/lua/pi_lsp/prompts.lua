@@ -27,7 +27,9 @@ local function default_answer(method)
   return { approved = false, feedback = '' }
 end
 
---- One-line JSON of tool args with sorted keys, cut at `max` characters.
+--- One line of tool args as text, sorted by key: `key: value`, strings as they are (a
+--- multi-line string shows its first line and how many follow), other values as JSON without
+--- escaped slashes. Cut at `max` characters.
 function M.format_args(args, max)
   max = max or 400
   if type(args) ~= 'table' then
@@ -39,14 +41,37 @@ function M.format_args(args, max)
   end)
   local parts = {}
   for _, k in ipairs(keys) do
-    local ok, v = pcall(vim.json.encode, args[k])
-    parts[#parts + 1] = tostring(k) .. '=' .. (ok and v or tostring(args[k]))
+    local v, s = args[k], nil
+    if type(v) == 'string' then
+      local lines = require('pi_lsp.util').lines(v)
+      s = lines[1] or ''
+      if #lines > 1 then
+        s = s .. string.format(' (+%d lines)', #lines - 1)
+      end
+    else
+      local ok, enc = pcall(vim.json.encode, v)
+      s = ok and enc:gsub('\\/', '/') or tostring(v)
+    end
+    parts[#parts + 1] = tostring(k) .. ': ' .. s
   end
-  local s = table.concat(parts, ' ')
+  local s = table.concat(parts, '  ')
   if #s > max then
     s = s:sub(1, max - 3) .. '...'
   end
   return s
+end
+
+--- What an approval asks to run, as text: the server's display line when it is text (`$ cmd`
+--- for bash, `edit path (n change(s))`), else the tool's name and its arguments as text.
+function M.approval_text(p)
+  local name = tostring(p.toolName or 'a tool')
+  local display = type(p.display) == 'string' and p.display or ''
+  -- The server's fallback display is `name {raw JSON}`: shown as text instead.
+  if display == '' or display:find('^' .. vim.pesc(name) .. ' [%[{]') then
+    local args = M.format_args(p.args)
+    return args ~= '' and (name .. ' — ' .. args) or name
+  end
+  return display
 end
 
 --- The directory an "always allow" of an outside path grants (a file's directory).
@@ -140,18 +165,13 @@ local function ask_approval(entry)
     end)
   end
   local choices = M.approval_choices(p)
-  local prompt = string.format('pi-lsp wants to run %s', tostring(p.display or p.toolName or 'a tool'))
+  choices[#choices + 1] = { label = 'Decline with a reason…', decision = 'decline', reason = true }
+  local prompt = 'pi-lsp wants to run ' .. M.approval_text(p):gsub('^OUTSIDE THE WORKSPACE: [^\n]*\n', '')
   local warning = M.outside_warning(p)
   if warning ~= '' then
     -- Prominent: first in the prompt, and echoed as a warning.
     prompt = '!! ' .. warning .. ' !!  ' .. prompt
     vim.notify('pi-lsp: ' .. warning .. ' (' .. tostring(p.toolName) .. ')', vim.log.levels.WARN)
-  end
-  -- Edits and writes are named by their display line; their arguments (whole files, escaped
-  -- JSON) are not shown in a one-line prompt.
-  local args = (p.toolName == 'edit' or p.toolName == 'write') and '' or M.format_args(p.args)
-  if args ~= '' then
-    prompt = prompt .. '  [' .. args .. ']'
   end
   vim.ui.select(choices, {
     prompt = prompt,
@@ -162,6 +182,14 @@ local function ask_approval(entry)
   }, function(choice)
     if choice == nil then
       park(entry)
+    elseif choice.reason then
+      vim.ui.input({ prompt = 'Why decline? (the model reads this) ' }, function(text)
+        if text == nil then
+          park(entry)
+        else
+          finish(entry, { decision = 'decline', feedback = vim.trim(text) ~= '' and vim.trim(text) or nil })
+        end
+      end)
     else
       finish(entry, { decision = choice.decision })
     end
@@ -170,6 +198,7 @@ end
 
 local REFUSE = '(refuse to answer)'
 local DONE = '(done)'
+local OTHER = 'Other… (type an answer)'
 
 local function ask_multi(entry, selected)
   local p = entry.params
@@ -215,12 +244,21 @@ local function ask_question(entry)
     entry.params.options = options
     ask_multi(entry, {})
   else
-    local items = vim.list_extend(vim.deepcopy(options), { REFUSE })
+    local items = vim.list_extend(vim.deepcopy(options), { OTHER, REFUSE })
     vim.ui.select(items, { prompt = tostring(p.question or 'Question'), kind = 'pi_lsp.question' }, function(choice, idx)
       if choice == nil then
         park(entry)
       elseif idx == #items then
         finish(entry, { cancelled = true })
+      elseif idx == #items - 1 then
+        -- Free text instead of the options.
+        vim.ui.input({ prompt = tostring(p.question or 'Question') .. ' ' }, function(text)
+          if text == nil then
+            park(entry)
+          else
+            finish(entry, { answer = text })
+          end
+        end)
       else
         finish(entry, { answer = choice })
       end

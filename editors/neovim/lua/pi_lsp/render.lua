@@ -60,13 +60,88 @@ local function encode_args(args)
       end
     else
       local ok, enc = pcall(vim.json.encode, v)
-      s = ok and enc or tostring(v)
+      s = ok and enc:gsub('\\/', '/') or tostring(v)
     end
     if s then
       out[#out + 1] = k .. ': ' .. s
     end
   end
   return out
+end
+
+--- The change an edit or write call asks for, as diff lines (a declined or failed call has
+--- no server diff; its arguments are shown as a diff, never as escaped JSON). nil for other
+--- tools or arguments of another shape.
+function M.args_diff(tool, args)
+  if type(args) ~= 'table' then
+    return nil
+  end
+  local out = {}
+  if tool == 'write' and type(args.content) == 'string' then
+    out[1] = '+++ ' .. tostring(args.path or args.file_path or '')
+    for _, l in ipairs(split(args.content)) do
+      out[#out + 1] = '+' .. l
+    end
+    return out
+  end
+  if tool == 'edit' and type(args.edits) == 'table' then
+    out[1] = '--- ' .. tostring(args.path or args.file_path or '')
+    out[2] = '+++ ' .. tostring(args.path or args.file_path or '')
+    for i, e in ipairs(args.edits) do
+      if type(e) == 'table' then
+        out[#out + 1] = string.format('@@ change %d @@', i)
+        for _, l in ipairs(split(type(e.oldText) == 'string' and e.oldText or '')) do
+          out[#out + 1] = '-' .. l
+        end
+        for _, l in ipairs(split(type(e.newText) == 'string' and e.newText or '')) do
+          out[#out + 1] = '+' .. l
+        end
+      end
+    end
+    return out
+  end
+  return nil
+end
+
+--- The task list a task_write call sets, as `[ ]`/`[~]`/`[x]` lines; nil for other calls.
+function M.args_tasks(tool, args)
+  if tool ~= 'task_write' or type(args) ~= 'table' or type(args.tasks) ~= 'table' then
+    return nil
+  end
+  return M.tasks(args.tasks)
+end
+
+--- A tool's output split for display: the lines to show (the END of the output, at most
+--- `max`), how many earlier lines are hidden, and the "Full output: <path>" of a truncated
+--- output (shown on its own line, outside the block, so `gf` opens it).
+function M.output_tail(output, max)
+  local body = split(output)
+  local full
+  local last = body[#body]
+  if last then
+    local path = last:match('Full output: (%S+)%]%s*$')
+    if path then
+      full = path
+    end
+  end
+  local hidden = 0
+  if #body > max then
+    hidden = #body - max
+    body = vim.list_slice(body, hidden + 1, #body)
+  end
+  return body, hidden, full
+end
+
+--- One attachment of a user message (a file, a selection's lines, an image).
+function M.attachment_line(a)
+  if type(a) ~= 'table' then
+    return ''
+  end
+  local what = tostring(a.path or '')
+  if present(a.lines) then
+    what = what .. ':' .. tostring(a.lines)
+  end
+  return string.format('_📎 %s_ %s', tostring(a.type or 'file'), what)
 end
 
 M.child_icon = { running = '…', done = '✓', error = '✗', aborted = '⊘' }
@@ -173,18 +248,25 @@ function M.render(state, opts)
       add((prefix or '') .. l, fold)
     end
   end
+  -- A fenced block of `body`; a long one shows its end (the start is what is hidden).
   local function fenced(lang, body, fold)
     local n = #body
     local shown = body
     if n > max_out then
-      shown = vim.list_slice(body, 1, max_out)
+      shown = vim.list_slice(body, n - max_out + 1, n)
+      add(string.format('… (%d earlier lines)', n - max_out), fold)
     end
     add('```' .. (lang or ''), fold)
     add_block(shown, fold)
-    if n > max_out then
-      add(string.format('... (%d more lines)', n - max_out), fold)
-    end
     add('```', fold)
+  end
+  -- A tool's or command's output, its "Full output" path on a line of its own.
+  local function output_block(output, fold)
+    local _, _, full = M.output_tail(output, max_out)
+    fenced('', split(output), fold)
+    if full then
+      add('Full output: ' .. full, fold)
+    end
   end
   local function blank()
     if #lines > 0 and lines[#lines] ~= '' then
@@ -203,10 +285,20 @@ function M.render(state, opts)
     add('**' .. goal .. '**')
   end
   local items = state.items or {}
-  for _, item in ipairs(items) do
+  -- The index of the last answer with text: errors before it were followed by a successful
+  -- turn and shrink to one line.
+  local last_answer = 0
+  for i, item in ipairs(items) do
+    if type(item) == 'table' and item.kind == 'assistant' and present(item.text) and item.streaming ~= true then
+      last_answer = i
+    end
+  end
+  for idx, item in ipairs(items) do
     if type(item) == 'table' then
       local kind = item.kind
-      if kind == 'user' and item.note == 'plan_handover' then
+      if opts.dismissed and opts.dismissed[item.id] then
+        -- An error the user dismissed (x on it in the transcript).
+      elseif kind == 'user' and item.note == 'plan_handover' then
         -- The server's own hand-over message (marked by the server): a note, not the user's.
         blank()
         add('> _' .. M.handover_text(item) .. '_')
@@ -214,6 +306,9 @@ function M.render(state, opts)
         blank()
         add('## You')
         add_block(split(item.text))
+        for _, a in ipairs(type(item.attachments) == 'table' and item.attachments or {}) do
+          add(M.attachment_line(a))
+        end
       elseif kind == 'assistant' and not present(item.text) and not present(item.thinking) and item.streaming ~= true then
         -- An assistant turn made only of tool calls: the tool items follow.
       elseif kind == 'assistant' then
@@ -230,7 +325,7 @@ function M.render(state, opts)
           add('...')
         end
         if item.status == 'interrupted' then
-          add('_(' .. M.end_reason_text(item.endReason) .. ')_')
+          add('_⊘ ' .. M.end_reason_text(item.endReason) .. '_')
         end
       elseif kind == 'tool' then
         blank()
@@ -250,13 +345,19 @@ function M.render(state, opts)
             add('  ' .. (tostring(d):find(': error: ', 1, true) and '✗ ' or '⚠ ') .. tostring(d), '1')
           end
         end
+        local adiff = not present(item.diff) and M.args_diff(item.toolName, item.args) or nil
+        local atasks = M.args_tasks(item.toolName, item.args)
         if present(item.diff) then
           fenced('diff', split(item.diff), '1')
+        elseif adiff then
+          fenced('diff', adiff, '1')
+        elseif atasks then
+          add_block(atasks, '1', '  ')
         elseif type(item.args) == 'table' and next(item.args) ~= nil then
           fenced('', encode_args(item.args), '1')
         end
-        if present(item.output) then
-          fenced('', split(item.output), '1')
+        if present(item.output) and not (atasks and item.isError ~= true) then
+          output_block(item.output, '1')
         end
         if type(item.child) == 'table' then
           M.child_block(item.child, add)
@@ -269,7 +370,7 @@ function M.render(state, opts)
         end
         add(head, '>1')
         if present(item.output) then
-          fenced('', split(item.output), '1')
+          output_block(item.output, '1')
         end
       elseif kind == 'summary' then
         blank()
@@ -277,10 +378,17 @@ function M.render(state, opts)
         add(present(sk) and ('### Summary (' .. tostring(sk) .. ')') or '### Summary', '>1')
         add_block(split(item.text or item.summary), '1')
       elseif kind == 'error' then
+        -- Errors show once, where they happened (state.errors repeats them: not drawn).
         blank()
         local body = split(item.text or item.message)
-        add('> **Error:** ' .. (body[1] or ''))
-        add_block(vim.list_slice(body, 2), '0', '> ')
+        if idx < last_answer then
+          -- A later turn succeeded: one line, marked as earlier.
+          add('> **Error:** ' .. (body[1] or '') .. '  (earlier; x dismisses)')
+        else
+          add('> **Error:** ' .. (body[1] or ''))
+          add_block(vim.list_slice(body, 2), '0', '> ')
+          add('> _x dismisses_' .. (opts.retry_id == item.id and ', _R retries_' or ''))
+        end
       else
         blank()
         add_block(split(item.text or item.message), '0', '> ')
@@ -298,6 +406,9 @@ function M.render(state, opts)
     for _, q in ipairs(type(queue.followUp) == 'table' and queue.followUp or {}) do
       footer[#footer + 1] = '_Queued (follow-up):_ ' .. (split(type(q) == 'table' and q.text or q)[1] or '')
     end
+    if #footer > 0 then
+      footer[#footer + 1] = '_Q edits or removes a queued message (:PiQueue)_'
+    end
   end
   local pending = state.pending
   if type(pending) == 'table' then
@@ -314,10 +425,6 @@ function M.render(state, opts)
       footer[#footer + 1] = '**Plan awaiting approval:** ' .. tostring(pending.plan.title or '') .. ' (:PiPending)'
     end
   end
-  for _, e in ipairs(type(state.errors) == 'table' and state.errors or {}) do
-    local msg = type(e) == 'table' and (e.message or e.text) or e
-    footer[#footer + 1] = '**Error:** ' .. (split(msg)[1] or '')
-  end
   if type(state.retry) == 'table' then
     local r = state.retry
     local delay = type(r.delayMs) == 'number' and string.format(' in %.1f s', r.delayMs / 1000) or ''
@@ -326,6 +433,19 @@ function M.render(state, opts)
   if type(state.compaction) == 'table' then
     local reason = present(state.compaction.reason) and (' (' .. tostring(state.compaction.reason) .. ')') or ''
     footer[#footer + 1] = '_Compacting context' .. reason .. '..._'
+  end
+  -- The task list while it has open tasks (all of it is in :PiTasks).
+  local open_tasks = false
+  for _, tk in ipairs(type(state.tasks) == 'table' and state.tasks or {}) do
+    if type(tk) == 'table' and (tk.status == 'pending' or tk.status == 'in_progress') then
+      open_tasks = true
+    end
+  end
+  if open_tasks then
+    footer[#footer + 1] = '_Tasks:_'
+    for _, l in ipairs(M.tasks(state.tasks)) do
+      footer[#footer + 1] = '  ' .. l
+    end
   end
   if state.status == 'running' or (state.phase and state.phase ~= 'idle' and state.phase ~= vim.NIL) then
     footer[#footer + 1] = '_Working (' .. tostring(state.phase or state.status) .. ')..._ <C-c> aborts'

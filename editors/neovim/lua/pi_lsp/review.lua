@@ -183,6 +183,12 @@ function M.open(entry, finish, park)
       vim.keymap.set('n', 'gP', st.accept_path, vim.tbl_extend('force', o, { desc = 'pi-lsp: accept and always allow ' .. dir }))
     end
   end
+  -- The keys stay in the review windows' statuslines (window-local, works on 0.7); the echo
+  -- below is gone after the next message.
+  local hint = 'gr reject hunk · ga accept (kept hunks) · gA accept all · gx decline with reason · q later'
+    .. (st.warning and ' · gP accept + always allow this directory' or '')
+  vim.wo[lwin].statusline = ' pi-lsp: the file now (read-only)  —  ' .. hint:gsub('%%', '%%%%')
+  vim.wo[rwin].statusline = ' pi-lsp: proposed (editable)  —  ' .. hint:gsub('%%', '%%%%')
   local echo = {}
   if st.warning then
     table.insert(echo, { '!! ' .. st.warning .. ' !! ', 'WarningMsg' })

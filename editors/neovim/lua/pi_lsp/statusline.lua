@@ -63,6 +63,10 @@ function M.text(st, status, progress, attached)
     end
     parts[#parts + 1] = s
   end
+  local tk = M.tasks(st.tasks)
+  if tk ~= '' then
+    parts[#parts + 1] = tk
+  end
   local running = require('pi_lsp.jobs').running(st)
   if running > 0 then
     parts[#parts + 1] = 'jobs:' .. running
@@ -75,6 +79,29 @@ function M.text(st, status, progress, attached)
     parts[#parts + 1] = 'restarting'
   end
   return table.concat(parts, ' · ')
+end
+
+--- Pure: the task list's progress, `tasks 1/3: Running tests` (the task in progress), or ''
+--- when there are no tasks.
+function M.tasks(tasks)
+  if type(tasks) ~= 'table' or #tasks == 0 then
+    return ''
+  end
+  local done, current = 0, nil
+  for _, t in ipairs(tasks) do
+    if type(t) == 'table' then
+      if t.status == 'completed' or t.status == 'done' or t.status == 'cancelled' then
+        done = done + 1
+      elseif t.status == 'in_progress' and not current then
+        current = (type(t.activeForm) == 'string' and t.activeForm ~= '') and t.activeForm or t.content
+      end
+    end
+  end
+  local s = string.format('tasks %d/%d', done, #tasks)
+  if current then
+    s = s .. ': ' .. tostring(current)
+  end
+  return s
 end
 
 local function short(n)

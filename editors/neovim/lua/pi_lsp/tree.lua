@@ -141,6 +141,27 @@ function M.session_of(client)
 end
 
 --- Opens the tree float of `client`. Returns the view {buf, win, ids, nodes, refresh}.
+--- The tree float's key hints, one line, from the configured keys.
+function M.hints(keys)
+  local out = {}
+  for _, kv in ipairs({
+    { keys.tree_navigate, 'go here' },
+    { keys.tree_fork, 'fork' },
+    { keys.tree_summarize, 'go + summary' },
+    { keys.tree_label, 'label' },
+    { keys.tree_rewind, 'rewind' },
+    { keys.tree_all, 'all' },
+    { keys.tree_subagents, 'subagents' },
+    { keys.tree_refresh, 'refresh' },
+    { keys.close, 'close' },
+  }) do
+    if kv[1] then
+      out[#out + 1] = kv[1] .. ' ' .. kv[2]
+    end
+  end
+  return table.concat(out, ' · ')
+end
+
 function M.open(client)
   local keys = client.cfg.keymaps
   local buf = util.scratch(nil, 'pi_lsp_tree')
@@ -206,6 +227,8 @@ function M.open(client)
       end
       local lines, ids = tree_render.render(tree, { all = view.all })
       view.tree, view.ids, view.nodes = tree, ids, index_nodes(tree.roots, {})
+      -- The keys, under the tree (a float has no statusline or footer on 0.7).
+      lines = vim.list_extend(vim.list_slice(lines), { '', M.hints(keys) })
       util.set_lines(buf, lines)
       if vim.api.nvim_win_is_valid(win) then
         local max = math.max(3, math.floor(vim.o.lines * 0.6))

@@ -22,7 +22,7 @@ t.test('an approval answered through vim.ui.select changes the file', function()
     return vim.api.nvim_buf_get_lines(buf, 0, -1, false)[1] == 'changed'
   end, 5000, 'the open buffer was reloaded')
   t.ok(seen, 'vim.ui.select was not called')
-  t.eq({ 'Approve', 'Decline', 'Always allow tool write', 'Always allow category edit' }, seen.items)
+  t.eq({ 'Approve', 'Decline', 'Always allow tool write', 'Always allow category edit', 'Decline with a reason…' }, seen.items)
   t.ok(seen.prompt:find('write a.txt', 1, true) and not seen.prompt:find('content=', 1, true), 'prompt: ' .. seen.prompt)
   local tool = H.items(c, 'tool')[1]
   t.eq('done', tool.status)

@@ -109,6 +109,9 @@ t.test('a diff review sets the filetype on its buffers, not on the chat input', 
   t.eq('go', vim.bo[r.rbuf].filetype)
   t.eq('markdown', vim.bo[view.ibuf].filetype)
   t.eq("v:lua.require'pi_lsp.complete'.omnifunc", vim.bo[view.ibuf].omnifunc)
+  -- Missing 8: the review windows keep their key hints in their statuslines.
+  t.ok(vim.wo[r.rwin].statusline:find('gr reject hunk', 1, true), vim.wo[r.rwin].statusline)
+  t.ok(vim.wo[r.lwin].statusline:find('ga accept', 1, true), vim.wo[r.lwin].statusline)
   vim.api.nvim_set_current_win(r.rwin)
   vim.cmd('normal ga')
   H.wait_answer(t, c, 'done')

@@ -85,6 +85,11 @@ t.test('session and model labels', function()
   t.eq('  2026-01-02 10:11:12  Refactor  (3 entries)', p.session_label({ name = 'Refactor', modified = '2026-01-02T10:11:12Z', entryCount = 3 }))
   t.eq('* ⑂ 2026-01-02 10:11:12  Short title  (3 entries)', p.session_label({ title = 'Short title', current = true, fork = true, modified = '2026-01-02T10:11:12Z', entryCount = 3 }))
   t.eq('fake/m1  M1  128k  (no auth)  (current)', p.model_label({ provider = 'fake', id = 'm1', name = 'M1', contextWindow = 128000, authenticated = false }, 'fake/m1'))
+  -- Issue 33: a 400-token window is "400", not "0k"; sessions that began alike differ by their last prompt.
+  t.eq('fake/tiny  400', p.model_label({ provider = 'fake', id = 'tiny', contextWindow = 400 }))
+  t.eq('fake/big  1M', p.model_label({ provider = 'fake', id = 'big', contextWindow = 1000000 }))
+  t.eq('  2026-01-02 10:11:12  hi, who are you?  (8 entries)  last: fix the parser', p.session_label({
+    firstMessage = 'hi, who are you?', lastMessage = 'fix the parser', modified = '2026-01-02T10:11:12Z', entryCount = 8 }))
 end)
 
 t.test('a float leaves Insert mode and follows a resize', function()

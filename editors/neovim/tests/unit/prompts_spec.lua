@@ -39,7 +39,7 @@ t.test('approval: choices, args shown, decision answered', function()
     answer = a
   end)
   t.eq({ decision = 'alwaysAllowTool' }, answer)
-  t.eq({ 'Approve', 'Decline', 'Always allow tool write', 'Always allow category edit' }, vim.tbl_map(seen.opts.format_item, seen.items))
+  t.eq({ 'Approve', 'Decline', 'Always allow tool write', 'Always allow category edit', 'Decline with a reason…' }, vim.tbl_map(seen.opts.format_item, seen.items))
   t.ok(seen.opts.prompt:find('write a.txt (1 lines)', 1, true), seen.opts.prompt)
   -- An edit's or write's arguments (whole files, escaped JSON) are never shown.
   t.ok(not seen.opts.prompt:find('content=', 1, true), seen.opts.prompt)
@@ -136,8 +136,11 @@ t.test('questions: single, multi, free text, refuse', function()
   end
   script = { 2 }
   t.eq({ answer = 'postgres' }, ask({ question = 'Which database?', options = { 'sqlite', 'postgres' }, selectionMode = 'single' }))
-  script = { 3 }
+  script = { 4 }
   t.eq({ cancelled = true }, ask({ question = 'Which database?', options = { 'sqlite', 'postgres' } }))
+  -- "Other…" (issue 33): free text instead of the options.
+  script = { 3 }
+  t.eq({ answer = 'postgres please' }, ask({ question = 'Which database?', options = { 'sqlite', 'postgres' } }))
   -- multi: toggle 1, toggle 3, toggle 1 off, toggle 2, done (index 4).
   script = { 1, 3, 1, 2, 4 }
   t.eq({ answers = { 'b', 'c' } }, ask({ question = 'Which?', options = { 'a', 'b', 'c' }, selectionMode = 'multi' }))
@@ -219,7 +222,29 @@ t.test('approval outside the workspace: the resolved path first, a per-path gran
     answer = a
   end)
   t.eq({ decision = 'alwaysAllowPath' }, answer)
-  t.eq({ 'Approve', 'Decline', 'Always allow reading /home/u/secret' }, vim.tbl_map(seen.opts.format_item, seen.items))
+  t.eq({ 'Approve', 'Decline', 'Always allow reading /home/u/secret', 'Decline with a reason…' }, vim.tbl_map(seen.opts.format_item, seen.items))
   t.ok(seen.opts.prompt:find('^!! OUTSIDE THE WORKSPACE: reads /home/u/secret/id_rsa', 1), seen.opts.prompt)
   t.ok(notified and notified:find('OUTSIDE THE WORKSPACE', 1, true), tostring(notified))
+end)
+
+t.test('issue 33: any approval can be declined with a reason the model reads', function()
+  stub('select', function(items, _, cb)
+    cb(items[#items], #items)
+  end)
+  stub('input', function(_, cb)
+    cb('  use go test instead  ')
+  end)
+  local c = fake_client()
+  clear(c)
+  local answer
+  prompts.handle(c, 'ui/requestApproval', {
+    toolCallId = 'call_9',
+    toolName = 'bash',
+    category = 'execute',
+    args = { command = 'make all' },
+    display = '$ make all',
+  }, function(a)
+    answer = a
+  end)
+  t.eq({ decision = 'decline', feedback = 'use go test instead' }, answer)
 end)

@@ -80,8 +80,9 @@ t.test('a tool without a diff shows its args; long output is cut', function()
   t.has(lines, '… **bash** `make test` — running')
   t.has(lines, 'command: make test')
   t.has(lines, 'timeout: 5')
-  t.has(lines, '... (7 more lines)')
-  t.eq(nil, vim.tbl_contains(lines, 'line 4') or nil)
+  t.has(lines, '… (7 earlier lines)')
+  t.has(lines, 'line 10')
+  t.eq(nil, vim.tbl_contains(lines, 'line 7') or nil)
 end)
 
 t.test('footer: pending approval, queue, errors and the running state', function()
@@ -95,15 +96,18 @@ t.test('footer: pending approval, queue, errors and the running state', function
     retry = { attempt = 2, delayMs = 1500, error = '429 Too Many Requests' },
     compaction = { reason = 'threshold' },
   })
-  t.has(lines, '**Error:** plain error')
   t.has(lines, '_Retrying (attempt 2) in 1.5 s..._ 429 Too Many Requests')
   t.has(lines, '_Compacting context (threshold)..._')
   t.has(lines, '---')
   t.has(lines, '_Queued (steer):_ use the other API')
   t.has(lines, '_Queued (follow-up):_ then test')
   t.has(lines, '**Approval needed:** write a.txt (1 lines)')
-  t.has(lines, '**Error:** boom')
   t.has(lines, '_Working (turn)..._')
+  -- state.errors repeats the error items: the footer does not draw them (issue 33 bug 8).
+  for _, l in ipairs(lines) do
+    t.eq(nil, l:find('boom', 1, true), l)
+    t.eq(nil, l:find('plain error', 1, true), l)
+  end
 end)
 
 t.test('other item kinds', function()
@@ -190,8 +194,8 @@ t.test('display facts come from the state: outcome, reason, verdict, end reason,
     '✓ **submit_plan** — approved',
     '⊘ **bash** — interrupted: the client went away',
     '> _Plan approved: Add cache — building in Build mode_',
-    '_(interrupted: the client went away)_',
-    '_(interrupted by Stop)_',
+    '_⊘ interrupted: the client went away_',
+    '_⊘ interrupted by Stop_',
     '**Error:** gave up after 3 retries',
   }) do
     t.ok(find(lines, want), 'missing ' .. want .. ' in:\n' .. table.concat(lines, '\n'))
