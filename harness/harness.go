@@ -138,7 +138,7 @@ type Harness struct {
 	bashCancel  context.CancelFunc // a user command (agent/bash) in progress
 	lastUsage   llm.Usage
 	cumulative  llm.Usage
-	estimators  map[string]*compaction.Estimator
+	ctxm        contextMgrs // context managers per model (contextmgr.go)
 	skillsRes   *skills.Result
 	skillsDirty bool
 	ctxFiles    contextFilesCache
