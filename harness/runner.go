@@ -143,7 +143,7 @@ func (r *runner) closedOr(fn func() error) error {
 // queues it on a running one (steer, followUp), or aborts the running one
 // and has it start next (interrupt). dropped are the queued texts an
 // interrupt returned.
-func (r *runner) submit(model llm.Model, m llm.Message, behavior string) (d Delivery, dropped []string, err error) {
+func (r *runner) submit(model llm.Model, m llm.Message, behavior Delivery) (d Delivery, dropped []string, err error) {
 	r.lock()
 	var evs []Event
 	err = r.closedOr(func() error {
@@ -152,7 +152,7 @@ func (r *runner) submit(model llm.Model, m llm.Message, behavior string) (d Deli
 			d, evs = DeliveryRun, r.beginRunLocked(model, []llm.Message{m}, nil)
 			return nil
 		case holdOp:
-			if behavior != "interrupt" || r.phase != PhaseIdle {
+			if behavior != DeliveryInterrupt || r.phase != PhaseIdle {
 				return r.busyLocked()
 			}
 			// A switch is finishing: the message runs right after it.
@@ -161,10 +161,10 @@ func (r *runner) submit(model llm.Model, m llm.Message, behavior string) (d Deli
 			return nil
 		}
 		switch behavior {
-		case "followUp":
+		case DeliveryFollowUp:
 			r.followUp = append(r.followUp, m)
 			d, evs = DeliveryFollowUp, []Event{r.queueEventLocked()}
-		case "interrupt":
+		case DeliveryInterrupt:
 			r.cancel()
 			dropped, evs = r.dropQueueLocked()
 			r.waiters = append(r.waiters, &waiter{granted: make(chan struct{}), prompts: []llm.Message{m}, model: model})
