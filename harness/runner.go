@@ -14,8 +14,9 @@ import (
 // waiting for the idle harness. Nothing else reads or writes that state.
 //
 // Every transition changes the state and emits its events in one step: it
-// takes h.subMu, then mu, changes the state, releases mu and delivers the
-// events before releasing subMu. No other emitter can slip an event in
+// takes the event bus's lock (bus.go: the runner owns the bus), then mu,
+// changes the state, releases mu and delivers the events before releasing
+// the bus. No other emitter can slip an event in
 // between, so events follow state changes by construction (agent_start
 // after the phase went to turn, agent_end after it went back to idle, and
 // one run's agent_end before the next run's agent_start).
@@ -29,10 +30,13 @@ import (
 type runner struct {
 	h *Harness
 
+	// bus is the harness's event bus: subscribers, sequence, delivery.
+	bus bus
+
 	// applyMu serializes applying changes (model, thinking level): a change
 	// queued during a run is applied at turn_end, or at the run's end before
 	// the harness goes idle, and a change made while idle is applied at
-	// once, never between the two. Lock order: applyMu, h.subMu, mu.
+	// once, never between the two. Lock order: applyMu, bus.mu, mu.
 	applyMu sync.Mutex
 
 	mu     sync.Mutex
@@ -78,22 +82,22 @@ type waiter struct {
 func newRunner(h *Harness) *runner { return &runner{h: h, phase: PhaseIdle} }
 
 func (r *runner) lock() {
-	r.h.subMu.Lock()
+	r.bus.mu.Lock()
 	r.mu.Lock()
 }
 
-// unlock releases mu, delivers evs in order and releases subMu.
+// unlock releases mu, delivers evs in order and releases the bus.
 func (r *runner) unlock(evs []Event) {
 	done := r.done
 	r.done = nil
 	r.mu.Unlock()
 	for _, ev := range evs {
-		r.h.emitLocked(ev)
+		r.bus.emitLocked(ev)
 	}
 	for _, ch := range done {
 		close(ch)
 	}
-	r.h.subMu.Unlock()
+	r.bus.mu.Unlock()
 }
 
 func (r *runner) busyLocked() error { return &BusyError{Phase: r.phase} }
