@@ -111,7 +111,7 @@ func (s *sess) start(p *pending) {
 			images = nil
 		}
 	}
-	if _, err := s.h.Prompt(context.Background(), text, harness.PromptOptions{Images: images, StreamingBehavior: "followUp"}); err != nil {
+	if _, err := s.h.Prompt(context.Background(), text, harness.PromptOptions{Images: images, StreamingBehavior: harness.DeliveryFollowUp}); err != nil {
 		s.push(item{fn: func() { s.failHead(p, mapErr(err)) }})
 		return
 	}

@@ -127,90 +127,6 @@ func (h *Harness) withTrims(s *session.Session, c session.Context) []llm.Message
 	return out
 }
 
-// maybeCompact runs before every model call, inside tool loops too. When
-// the context is over the threshold it first trims old tool outputs (cheap,
-// loses no decisions), and only when that is not enough summarizes. A window
-// too small for the newest turn is a clear error, not a loop of compactions.
-func (h *Harness) maybeCompact(ctx context.Context, model llm.Model) error {
-	if model.ContextWindow <= 0 {
-		return nil
-	}
-	s := h.budget(model)
-	items, err := h.branchItems(ctx)
-	if err != nil {
-		return err
-	}
-	e := h.estimator(model)
-	if !e.Calibrated() && 2*compaction.ContentTokens(items, e) > s.Threshold(model.ContextWindow) {
-		// No answer has told yet how this provider counts, and the branch
-		// may be over the window: plan with a margin (2x the estimate,
-		// about 2 characters a token for chars/4) until one does.
-		e.Assume(2)
-	}
-	d := compaction.Plan(items, model.ContextWindow, s, e, 0)
-	switch d.Action {
-	case compaction.ActionTrim:
-		return h.recordTrims(ctx, d.Trims)
-	case compaction.ActionCompact:
-		err := h.compact(ctx, model, "threshold", "")
-		if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) {
-			if ok, terr := h.trimLastTurn(ctx, model, s, e); ok || terr != nil {
-				return terr
-			}
-			return fmt.Errorf("%w: the context (%d tokens) does not fit the %s window (%d) and nothing is left to compact", compaction.ErrWindowTooSmall, d.Tokens, model.Ref(), model.ContextWindow)
-		}
-		return err
-	case compaction.ActionTooSmall:
-		if ok, terr := h.trimLastTurn(ctx, model, s, e); ok || terr != nil {
-			return terr
-		}
-		return fmt.Errorf("%s (%d-token window): %w", model.Ref(), model.ContextWindow, d.Err)
-	}
-	return nil
-}
-
-// trimLastTurn is the last resort when the newest turn alone does not fit
-// the window: it trims the tool outputs still in the context, that turn's
-// included, records the trims and says so. ok is false when even that
-// does not fit.
-func (h *Harness) trimLastTurn(ctx context.Context, model llm.Model, s compaction.Settings, e *compaction.Estimator) (ok bool, err error) {
-	sess := h.currentSession()
-	entries, err := sess.ContextEntries(ctx)
-	if err != nil {
-		return false, fmt.Errorf("read branch: %w", err)
-	}
-	raw := make([]compaction.Item, 0, len(entries))
-	for _, en := range entries {
-		raw = append(raw, entryItem(en))
-	}
-	_, saved, trims, size, ok := compaction.TrimTail(raw, model.ContextWindow, s, e, 0)
-	if !ok {
-		return false, nil
-	}
-	if err := h.recordTrims(ctx, trims); err != nil {
-		return false, err
-	}
-	h.notice(fmt.Sprintf("The last turn alone does not fit the %s window (%d tokens): %d tool outputs in it were trimmed to about %d characters each (about %d tokens saved); the full outputs stay in the session file.",
-		model.Ref(), model.ContextWindow, len(trims), size, saved))
-	return true, nil
-}
-
-// estimator returns the token estimator for model; it caches counts per
-// entry, so one lives as long as the harness.
-func (h *Harness) estimator(model llm.Model) *compaction.Estimator {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.estimators == nil {
-		h.estimators = map[string]*compaction.Estimator{}
-	}
-	e, ok := h.estimators[model.ID]
-	if !ok {
-		e = compaction.NewEstimator(model.ID)
-		h.estimators[model.ID] = e
-	}
-	return e
-}
-
 func (h *Harness) recordTrims(ctx context.Context, trims []compaction.Trim) error {
 	s := h.currentSession()
 	all := map[string]compaction.Trim{}
@@ -290,7 +206,8 @@ func (h *Harness) compactLocked(ctx context.Context, model llm.Model, reason, in
 	if err != nil {
 		return err
 	}
-	prep, err := compaction.Prepare(items, h.budget(model), h.estimator(model))
+	cm := h.contextMgr(model)
+	prep, err := compaction.Prepare(items, cm.budget, cm.est)
 	if err != nil || prep == nil {
 		if err == nil {
 			err = compaction.ErrNothingToCompact

@@ -101,11 +101,6 @@ type Harness struct {
 	// sandbox probes Landlock once and warns once when it is missing.
 	sandbox sandboxProbe
 
-	subMu sync.Mutex
-	subs  map[int]func(Event)
-	subID int
-	seq   uint64
-
 	hooks hooks
 	mcpState
 	hookState
@@ -141,7 +136,7 @@ type Harness struct {
 	bashCancel  context.CancelFunc // a user command (agent/bash) in progress
 	lastUsage   llm.Usage
 	cumulative  llm.Usage
-	estimators  map[string]*compaction.Estimator
+	ctxm        contextMgrs // context managers per model (contextmgr.go)
 	skillsRes   *skills.Result
 	skillsDirty bool
 	ctxFiles    contextFilesCache
@@ -176,7 +171,6 @@ func New(cfg Config) *Harness {
 		redact:      tools.NewRedactor(cfg.Environ),
 		tools:       ts,
 		ws:          newWorkspace(cfg),
-		subs:        map[int]func(Event){},
 		thinking:    llm.ThinkingOff,
 		mode:        cfg.Modes[0].ID,
 		modeModels:  map[string]string{},
@@ -209,34 +203,14 @@ func New(cfg Config) *Harness {
 // (the run owner delivers a transition's events holding the event lock).
 // The returned func unsubscribes. A display subscribes with Attach.
 func (h *Harness) Subscribe(fn func(Event)) (unsubscribe func()) {
-	h.subMu.Lock()
-	id := h.subID
-	h.subID++
-	h.subs[id] = fn
-	h.subMu.Unlock()
-	return func() {
-		h.subMu.Lock()
-		delete(h.subs, id)
-		h.subMu.Unlock()
-	}
+	b := &h.owner.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.subscribeLocked(fn)
 }
 
-func (h *Harness) emit(ev Event) {
-	h.subMu.Lock()
-	h.emitLocked(ev)
-	h.subMu.Unlock()
-}
-
-// emitLocked delivers ev with h.subMu already held: a caller that must make
-// a state change and its events atomic to other emitters holds subMu across
-// both (lock order: subMu, then mu; never emit while holding mu).
-func (h *Harness) emitLocked(ev Event) {
-	h.seq++
-	ev.Seq = h.seq
-	for _, fn := range h.subs {
-		fn(ev)
-	}
-}
+// emit delivers ev on the run owner's event bus.
+func (h *Harness) emit(ev Event) { h.owner.bus.emit(ev) }
 
 // SetUI sets (or clears, with nil) the user interface the harness asks.
 func (h *Harness) SetUI(ui UI) {

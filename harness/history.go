@@ -128,23 +128,17 @@ func (h *Harness) modeEvent() Event {
 // usage, memory and the notices given so far. No event falls between them
 // and the live ones. A display attaches with it: its input is events only.
 func (h *Harness) Attach(ctx context.Context, fn func(Event)) (unsubscribe func()) {
-	h.subMu.Lock()
-	defer h.subMu.Unlock()
+	b := &h.owner.bus
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	for _, ev := range h.stateEvents(ctx) {
 		fn(ev)
 	}
-	id := h.subID
-	h.subID++
-	h.subs[id] = fn
-	return func() {
-		h.subMu.Lock()
-		delete(h.subs, id)
-		h.subMu.Unlock()
-	}
+	return b.subscribeLocked(fn)
 }
 
 // stateEvents are the events Attach replays (Seq 0: they are not part of
-// the stream). The caller holds subMu.
+// the stream). The caller holds the bus lock.
 func (h *Harness) stateEvents(ctx context.Context) []Event {
 	var evs []Event
 	if h.currentSession() != nil {

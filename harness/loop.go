@@ -88,7 +88,8 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			return
 		}
 		model = h.currentModel(model)
-		if err := h.manageContext(ctx, model); err != nil {
+		cm := h.contextMgr(model)
+		if err := cm.prepare(ctx); err != nil {
 			h.emit(Event{Type: EvTurnEnd})
 			h.fail(err)
 			endReason = EndError
@@ -108,16 +109,16 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		if msg.StopReason == llm.StopAborted && endReasonOf(ctx) == EndClientGone {
 			msg.ErrorMessage = ClientGoneMessage // the session keeps why it ended
 		}
-		h.calibrate(model, &req, &msg)
+		cm.calibrate(&req, &msg)
 		if msg.StopReason == llm.StopError && !overflowRetried && !h.observational() && isContextOverflow(msg.ErrorMessage) {
 			// The provider says the context is too long: learn how it
 			// counts, compact (or, with nothing before the turn, trim the
 			// turn's tool outputs) and retry once.
 			overflowRetried = true
-			h.calibrateOverflow(model, &req, msg.ErrorMessage)
+			cm.calibrateOverflow(&req, msg.ErrorMessage)
 			err := h.compact(ctx, model, "overflow", "")
 			if errors.Is(err, compaction.ErrNothingToCompact) || errors.Is(err, compaction.ErrAlreadyCompacted) {
-				if ok, terr := h.trimLastTurn(ctx, model, h.budget(model), h.estimator(model)); ok && terr == nil {
+				if ok, terr := cm.trimLastTurn(ctx); ok && terr == nil {
 					err = nil
 				}
 			}
@@ -362,18 +363,6 @@ func overflowCount(msg string, window int) int {
 		}
 	}
 	return 0
-}
-
-// calibrateOverflow calibrates the estimator from a request the provider
-// rejected as too long: at least one token over the window, or the count
-// its error names.
-func (h *Harness) calibrateOverflow(model llm.Model, req *llm.Request, errText string) {
-	if model.ContextWindow <= 0 {
-		return
-	}
-	n := max(overflowCount(errText, model.ContextWindow), model.ContextWindow+1)
-	e := h.estimator(model)
-	e.Calibrate(n, e.RequestTokens(req))
 }
 
 func isContextOverflow(msg string) bool {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/memory"
 	"github.com/pi-lsp/pi-lsp/session"
@@ -225,9 +226,9 @@ func (h *Harness) memoryEngine(ctx context.Context) (*memory.Engine, error) {
 }
 
 // memoryMsgs is the branch's context as memory sees it: each message with
-// its entry id and size in the provider's tokens (model's estimator, which
-// every answer's usage calibrates, as for compaction).
-func (h *Harness) memoryMsgs(ctx context.Context, model llm.Model) ([]memory.Msg, error) {
+// its entry id and size in the provider's tokens (est, the model's
+// estimator, which every answer's usage calibrates, as for compaction).
+func (h *Harness) memoryMsgs(ctx context.Context, est *compaction.Estimator) ([]memory.Msg, error) {
 	s := h.currentSession()
 	if s == nil {
 		return nil, nil
@@ -236,7 +237,6 @@ func (h *Harness) memoryMsgs(ctx context.Context, model llm.Model) ([]memory.Msg
 	if err != nil {
 		return nil, err
 	}
-	est := h.estimator(model)
 	out := make([]memory.Msg, len(c.Messages))
 	for i := range c.Messages {
 		out[i] = memory.Msg{EntryID: c.EntryIDs[i], Message: &c.Messages[i], Tokens: est.EntryMessage(c.EntryIDs[i], &c.Messages[i])}
@@ -252,7 +252,7 @@ func (h *Harness) memoryContext(ctx context.Context) (msgs []llm.Message, ok boo
 		return nil, false, nil
 	}
 	model, _ := h.Model(ctx)
-	all, err := h.memoryMsgs(ctx, model)
+	all, err := h.memoryMsgs(ctx, h.estimator(model))
 	if err != nil {
 		return nil, true, err
 	}
@@ -290,57 +290,6 @@ func memoryMessages(v memory.View, all []memory.Msg, now int64) []llm.Message {
 		out = append(out, *m.Message)
 	}
 	return out
-}
-
-// manageContext runs before every model call: observational memory when
-// the session chose it, compaction otherwise.
-func (h *Harness) manageContext(ctx context.Context, model llm.Model) error {
-	if !h.observational() {
-		return h.maybeCompact(ctx, model)
-	}
-	settings := h.memorySettings()
-	all, err := h.memoryMsgs(ctx, model)
-	if err != nil {
-		return err
-	}
-	eng, err := h.memoryEngine(ctx)
-	if err != nil || eng == nil {
-		return err
-	}
-	observer := model
-	if settings.Model != "" {
-		if m, err := h.cfg.Models.Find(ctx, settings.Model); err == nil {
-			observer = m
-		} else {
-			h.log.Warn("memory: observer model", "model", settings.Model, "err", err)
-		}
-	}
-	b := memory.BudgetFor(model.ContextWindow, settings)
-	now := h.cfg.Now()
-	h.mem.mu.Lock()
-	trig := memory.TriggerNone
-	ttl := memory.CacheTTL(model.Provider, model.ID, h.cfg.MemoryIdle[model.Ref()])
-	switch {
-	case h.mem.lastProv != "" && h.mem.lastProv != model.Provider:
-		trig = memory.TriggerProvider
-	case !h.mem.lastCall.IsZero() && now.Sub(h.mem.lastCall) > ttl:
-		trig = memory.TriggerIdle
-	}
-	h.mem.lastCall, h.mem.lastProv = now, model.Provider
-	h.mem.mu.Unlock()
-	_, err = eng.Prepare(ctx, all, observer, b, trig)
-	if err == nil {
-		return nil
-	}
-	switch settings.Policy() {
-	case memory.PolicyWarn:
-		h.emit(Event{Type: EvError, Error: "warning: " + err.Error() + " (failurePolicy warn: going on with the raw history)"})
-		return nil
-	case memory.PolicyBypass:
-		h.log.Warn("memory: bypassed", "err", err)
-		return nil
-	}
-	return err
 }
 
 func (h *Harness) emitMemory(kind, phase, errText string) {

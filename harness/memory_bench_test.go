@@ -41,7 +41,7 @@ func BenchmarkMemoryTurn(b *testing.B) {
 				ctx := context.Background()
 				for b.Loop() {
 					for range 2 {
-						if err := f.h.manageContext(ctx, f.model); err != nil {
+						if err := f.h.contextMgr(f.model).prepare(ctx); err != nil {
 							b.Fatal(err)
 						}
 						if _, err := f.h.buildRequest(ctx, f.model, ""); err != nil {

@@ -2,29 +2,18 @@ package harness
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/llm"
-)
-
-// Delivery says how a prompt was taken.
-type Delivery string
-
-// Deliveries.
-const (
-	DeliveryRun       Delivery = "run"       // started a new run
-	DeliverySteer     Delivery = "steer"     // delivered after the current tool calls
-	DeliveryFollowUp  Delivery = "followUp"  // delivered when the run would end
-	DeliveryInterrupt Delivery = "interrupt" // the run was aborted and this one started
 )
 
 // PromptOptions are the optional parts of a prompt.
 type PromptOptions struct {
 	Images []llm.ContentBlock
 	// StreamingBehavior decides what a prompt does while a run is going:
-	// "steer" (default), "followUp" or "interrupt".
-	StreamingBehavior string
+	// DeliverySteer (the default, also ""), DeliveryFollowUp or
+	// DeliveryInterrupt (ParseDelivery reads the wire's name).
+	StreamingBehavior Delivery
 	// Context are the editor's attachments (files, selections, images),
 	// added to the user message after its text (see contextBlocks).
 	Context []ContextItem
@@ -36,10 +25,9 @@ type PromptOptions struct {
 // a follow-up or interrupts, as opts.StreamingBehavior says. It returns as
 // soon as the prompt is accepted. /skill: and /template inputs are expanded.
 func (h *Harness) Prompt(ctx context.Context, text string, opts PromptOptions) (Delivery, error) {
-	switch opts.StreamingBehavior {
-	case "", "steer", "followUp", "interrupt":
-	default:
-		return "", fmt.Errorf("%w: streamingBehavior %q (want steer|followUp|interrupt)", ErrInvalid, opts.StreamingBehavior)
+	behavior, err := ParseDelivery(string(opts.StreamingBehavior))
+	if err != nil {
+		return "", err
 	}
 	attached, err := h.contextBlocks(ctx, opts.Context)
 	if err != nil {
@@ -54,13 +42,13 @@ func (h *Harness) Prompt(ctx context.Context, text string, opts PromptOptions) (
 		return "", err
 	}
 	msg.Content = append(msg.Content, res...)
-	d, _, err := h.submit(ctx, msg, opts.StreamingBehavior)
+	d, _, err := h.submit(ctx, msg, behavior)
 	return d, err
 }
 
 // submit hands m to the run owner: it starts a run on the idle harness or
 // is queued on (or interrupts) the running one.
-func (h *Harness) submit(ctx context.Context, m llm.Message, behavior string) (Delivery, []string, error) {
+func (h *Harness) submit(ctx context.Context, m llm.Message, behavior Delivery) (Delivery, []string, error) {
 	if h.owner.isClosed() {
 		return "", nil, ErrClosed
 	}
@@ -95,16 +83,16 @@ func (h *Harness) IsRunning() bool { return h.owner.running() }
 // Steer queues a message delivered after the current tool calls, before the
 // next model call. When no run is going it starts one.
 func (h *Harness) Steer(ctx context.Context, text string) error {
-	return h.enqueue(ctx, text, "steer")
+	return h.enqueue(ctx, text, DeliverySteer)
 }
 
 // FollowUp queues a message delivered when the run would end. When no run
 // is going it starts one.
 func (h *Harness) FollowUp(ctx context.Context, text string) error {
-	return h.enqueue(ctx, text, "followUp")
+	return h.enqueue(ctx, text, DeliveryFollowUp)
 }
 
-func (h *Harness) enqueue(ctx context.Context, text, behavior string) error {
+func (h *Harness) enqueue(ctx context.Context, text string, behavior Delivery) error {
 	m, err := h.userMessage(ctx, text, nil)
 	if err != nil {
 		return err
@@ -121,7 +109,7 @@ func (h *Harness) Interrupt(ctx context.Context, text string) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	_, dropped, err := h.submit(ctx, m, "interrupt")
+	_, dropped, err := h.submit(ctx, m, DeliveryInterrupt)
 	return dropped, err
 }
 

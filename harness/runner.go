@@ -14,8 +14,9 @@ import (
 // waiting for the idle harness. Nothing else reads or writes that state.
 //
 // Every transition changes the state and emits its events in one step: it
-// takes h.subMu, then mu, changes the state, releases mu and delivers the
-// events before releasing subMu. No other emitter can slip an event in
+// takes the event bus's lock (bus.go: the runner owns the bus), then mu,
+// changes the state, releases mu and delivers the events before releasing
+// the bus. No other emitter can slip an event in
 // between, so events follow state changes by construction (agent_start
 // after the phase went to turn, agent_end after it went back to idle, and
 // one run's agent_end before the next run's agent_start).
@@ -29,10 +30,13 @@ import (
 type runner struct {
 	h *Harness
 
+	// bus is the harness's event bus: subscribers, sequence, delivery.
+	bus bus
+
 	// applyMu serializes applying changes (model, thinking level): a change
 	// queued during a run is applied at turn_end, or at the run's end before
 	// the harness goes idle, and a change made while idle is applied at
-	// once, never between the two. Lock order: applyMu, h.subMu, mu.
+	// once, never between the two. Lock order: applyMu, bus.mu, mu.
 	applyMu sync.Mutex
 
 	mu     sync.Mutex
@@ -80,22 +84,22 @@ type waiter struct {
 func newRunner(h *Harness) *runner { return &runner{h: h, phase: PhaseIdle} }
 
 func (r *runner) lock() {
-	r.h.subMu.Lock()
+	r.bus.mu.Lock()
 	r.mu.Lock()
 }
 
-// unlock releases mu, delivers evs in order and releases subMu.
+// unlock releases mu, delivers evs in order and releases the bus.
 func (r *runner) unlock(evs []Event) {
 	done := r.done
 	r.done = nil
 	r.mu.Unlock()
 	for _, ev := range evs {
-		r.h.emitLocked(ev)
+		r.bus.emitLocked(ev)
 	}
 	for _, ch := range done {
 		close(ch)
 	}
-	r.h.subMu.Unlock()
+	r.bus.mu.Unlock()
 }
 
 func (r *runner) busyLocked() error { return &BusyError{Phase: r.phase} }
@@ -145,7 +149,7 @@ func (r *runner) closedOr(fn func() error) error {
 // queues it on a running one (steer, followUp), or aborts the running one
 // and has it start next (interrupt). dropped are the queued texts an
 // interrupt returned.
-func (r *runner) submit(model llm.Model, m llm.Message, behavior string) (d Delivery, dropped []string, err error) {
+func (r *runner) submit(model llm.Model, m llm.Message, behavior Delivery) (d Delivery, dropped []string, err error) {
 	r.lock()
 	var evs []Event
 	err = r.closedOr(func() error {
@@ -154,7 +158,7 @@ func (r *runner) submit(model llm.Model, m llm.Message, behavior string) (d Deli
 			d, evs = DeliveryRun, r.beginRunLocked(model, []llm.Message{m}, nil)
 			return nil
 		case holdOp:
-			if behavior != "interrupt" || r.phase != PhaseIdle {
+			if behavior != DeliveryInterrupt || r.phase != PhaseIdle {
 				return r.busyLocked()
 			}
 			// A switch is finishing: the message runs right after it.
@@ -163,10 +167,10 @@ func (r *runner) submit(model llm.Model, m llm.Message, behavior string) (d Deli
 			return nil
 		}
 		switch behavior {
-		case "followUp":
+		case DeliveryFollowUp:
 			r.followUp = append(r.followUp, m)
 			d, evs = DeliveryFollowUp, []Event{r.queueEventLocked()}
-		case "interrupt":
+		case DeliveryInterrupt:
 			r.cancel()
 			dropped, evs = r.dropQueueLocked()
 			r.waiters = append(r.waiters, &waiter{granted: make(chan struct{}), prompts: []llm.Message{m}, model: model})

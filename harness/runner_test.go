@@ -41,7 +41,7 @@ func TestRunOwnerUnderConcurrentCallers(t *testing.T) {
 		}
 		mu.Unlock()
 	}
-	behaviours := []string{"", "steer", "followUp", "interrupt"}
+	behaviours := []harness.Delivery{"", harness.DeliverySteer, harness.DeliveryFollowUp, harness.DeliveryInterrupt}
 	const workers, ops = 6, 30
 	var wg sync.WaitGroup
 	for w := range workers {

@@ -85,9 +85,10 @@ func (h *Harness) tokens(ctx context.Context, msgs []llm.Message) Tokens {
 	if err != nil {
 		return t
 	}
-	s := h.budget(m)
+	cm := h.contextMgr(m)
+	s := cm.budget
 	t.ContextWindow, t.ReserveTokens, t.KeepRecent = m.ContextWindow, s.ReserveTokens, s.KeepRecentTokens
-	t.ContextTokens, _ = compaction.ContextTokens(msgs, h.estimator(m))
+	t.ContextTokens, _ = compaction.ContextTokens(msgs, cm.est)
 	return t
 }
 
@@ -96,17 +97,4 @@ func (h *Harness) tokensPtr() *Tokens {
 	ctx := context.Background()
 	t := h.tokens(ctx, h.tailMessages(ctx))
 	return &t
-}
-
-// budget is the compaction budget in force for m.
-func (h *Harness) budget(m llm.Model) compaction.Settings {
-	var override *compaction.Settings
-	if o, ok := h.cfg.BudgetOverrides[m.Ref()]; ok {
-		override = &o
-	}
-	s := compaction.BudgetFor(m.ContextWindow, override)
-	h.mu.Lock()
-	s.Enabled = h.autoCompact
-	h.mu.Unlock()
-	return s
 }

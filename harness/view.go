@@ -69,19 +69,3 @@ func (h *Harness) DisplayMessages(ctx context.Context, ids []string) ([]llm.Mess
 	}
 	return msgs, out, nil
 }
-
-// calibrate tunes model's token estimator with the prompt tokens the
-// provider reported for req (compaction.Estimator.Calibrate), so that
-// compaction plans in the provider's tokens.
-func (h *Harness) calibrate(model llm.Model, req *llm.Request, msg *llm.Message) {
-	if msg.StopReason == llm.StopError || msg.StopReason == llm.StopAborted {
-		return
-	}
-	u := msg.Usage
-	reported := u.Input + u.CacheRead + u.CacheWrite
-	if reported <= 0 {
-		return
-	}
-	e := h.estimator(model)
-	e.Calibrate(reported, e.RequestTokens(req))
-}

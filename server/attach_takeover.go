@@ -128,7 +128,7 @@ func (l *link) becomeOwner(h *harness.Harness, hand *handoverParams, reason stri
 	}
 	// The queue: the first message starts a run, the others follow it.
 	for _, text := range append(append([]string{}, hand.Steering...), hand.FollowUp...) {
-		if _, err := h.Prompt(context.WithoutCancel(c.Context()), text, harness.PromptOptions{StreamingBehavior: "followUp"}); err != nil {
+		if _, err := h.Prompt(context.WithoutCancel(c.Context()), text, harness.PromptOptions{StreamingBehavior: harness.DeliveryFollowUp}); err != nil {
 			a.logWarn("delivering a queued message after the hand-over", err)
 		}
 	}

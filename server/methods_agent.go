@@ -33,9 +33,8 @@ func (a *agent) registerAgent(s *rpc.Server) {
 			}
 			imgs = append(imgs, llm.ContentBlock{Type: llm.BlockImage, Data: img.Data, MimeType: img.MimeType})
 		}
-		switch p.StreamingBehavior {
-		case "", "steer", "followUp", "interrupt":
-		default:
+		behavior, err := harness.ParseDelivery(p.StreamingBehavior)
+		if err != nil {
 			return nil, rpc.ErrInvalidParams(`"streamingBehavior" must be "steer", "followUp" or "interrupt"`)
 		}
 		var res []harness.ResourceRef
@@ -45,7 +44,7 @@ func (a *agent) registerAgent(s *rpc.Server) {
 			}
 			res = append(res, harness.ResourceRef{Server: r.Server, URI: r.URI})
 		}
-		d, err := h.Prompt(ctx, p.Text, harness.PromptOptions{Images: imgs, StreamingBehavior: p.StreamingBehavior, Context: contextItems(p.Context), Resources: res})
+		d, err := h.Prompt(ctx, p.Text, harness.PromptOptions{Images: imgs, StreamingBehavior: behavior, Context: contextItems(p.Context), Resources: res})
 		if err != nil {
 			return nil, err
 		}
