@@ -61,7 +61,7 @@ func (s *sess) finishTurn(reason string) {
 	}
 	s.pmu.Unlock()
 	if head != nil {
-		head.answer(r)
+		s.answer(head, r)
 	}
 	if next != nil {
 		s.start(next)
@@ -74,7 +74,7 @@ func (s *sess) enqueue(p *pending) {
 	if s.a.wire.cancelledAfter(string(s.id), p.seq) {
 		// A cancel sent after this prompt was handled first.
 		s.pmu.Unlock()
-		p.answer(promptResult{stop: sdk.StopReasonCancelled})
+		s.answer(p, promptResult{stop: sdk.StopReasonCancelled})
 		return
 	}
 	s.prompts = append(s.prompts, p)
@@ -134,7 +134,7 @@ func (s *sess) failHead(p *pending, err error) {
 		next = s.prompts[0]
 	}
 	s.pmu.Unlock()
-	p.answer(promptResult{err: err})
+	s.answer(p, promptResult{err: err})
 	if next != nil {
 		s.start(next)
 	}
@@ -155,7 +155,7 @@ func (s *sess) finishHead(p *pending, stop sdk.StopReason) {
 			next = s.prompts[0]
 		}
 		s.pmu.Unlock()
-		p.answer(promptResult{stop: stop})
+		s.answer(p, promptResult{stop: stop})
 		if next != nil {
 			s.start(next)
 		}
@@ -172,7 +172,7 @@ func (s *sess) failQueued(stop sdk.StopReason) {
 	}
 	s.pmu.Unlock()
 	for _, p := range queued {
-		p.answer(promptResult{stop: stop})
+		s.answer(p, promptResult{stop: stop})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/outbox"
 )
 
 // sess is one ACP session: a harness, the worker that turns its events
@@ -27,6 +28,13 @@ type sess struct {
 	unsub func()
 	stop  context.CancelFunc
 	files *fileLog
+
+	// out is the session's queue of session/update notifications (and of
+	// the answers and barriers that must follow them), drained in order by
+	// write: a slow client merges message and thought chunks per stream,
+	// and loses nothing else.
+	out   *outbox.Outbox
+	wrote chan struct{} // write returned
 
 	qmu    sync.Mutex
 	q      []item
@@ -85,6 +93,7 @@ type promptResult struct {
 
 func (a *agent) newSess(cwd string, mcp []sdk.McpServer) (*sess, error) {
 	s := &sess{a: a, cwd: cwd, mcp: mcp, wake: make(chan struct{}, 1), done: make(chan struct{}),
+		out: outbox.New(outbox.Options{}), wrote: make(chan struct{}),
 		toolOut: map[string]string{}, tools: map[string]*toolInfo{}, files: newFileLog(), curTool: map[string]string{}, childText: map[string]string{}}
 	h, err := a.opts.NewHarness(cwd, s.wrapEnv)
 	if err != nil {
@@ -117,6 +126,7 @@ func (s *sess) attach(id sdk.SessionId) {
 		s.a.log.Warn("watching skills", "err", err)
 	}
 	go s.loop(ctx)
+	go s.write()
 	s.a.mu.Lock()
 	s.a.sessions[id] = s
 	s.a.mu.Unlock()
@@ -142,19 +152,33 @@ func (s *sess) close() {
 			<-s.done
 		}
 	}
+	s.out.Close() // write sends what the worker queued, then returns
+	if s.stop != nil && !wasClosed {
+		<-s.wrote
+	}
 	// A turn cut short by the close answers cancelled.
 	s.pmu.Lock()
 	ps := s.prompts
 	s.prompts = nil
 	s.pmu.Unlock()
 	for _, p := range ps {
-		p.answer(promptResult{stop: sdk.StopReasonCancelled})
+		s.answer(p, promptResult{stop: sdk.StopReasonCancelled})
 	}
 }
 
-func (p *pending) answer(r promptResult) {
+// answer answers p's session/prompt with r, after every update queued so
+// far is written.
+func (s *sess) answer(p *pending, r promptResult) {
 	if p.done != nil {
-		p.done <- r
+		s.after(func() { p.done <- r })
+	}
+}
+
+// after runs fn on the writer once everything queued before it is written
+// (at once when the session's queue is closed).
+func (s *sess) after(fn func()) {
+	if !s.out.Note("", fn) {
+		fn()
 	}
 }
 
@@ -176,10 +200,11 @@ func (s *sess) signal() {
 	}
 }
 
-// do runs fn on the worker, after everything queued before it, and waits.
+// do runs fn on the worker, after everything queued before it, and waits
+// until the updates it queued are written.
 func (s *sess) do(ctx context.Context, fn func()) error {
 	ran := make(chan struct{})
-	s.push(item{fn: func() { fn(); close(ran) }})
+	s.push(item{fn: func() { fn(); s.after(func() { close(ran) }) }})
 	select {
 	case <-ran:
 		return nil
@@ -265,10 +290,63 @@ func (s *sess) deadline() (time.Time, bool) {
 	return d, ok
 }
 
+// methodUpdate is the ACP notification the session's queue carries.
+const methodUpdate = "session/update"
+
+// send queues u: a text chunk of the agent's message or thought as a
+// Chunk of its stream (it may merge with the queued chunk of the same
+// stream when the client is behind), anything else kept in order.
 func (s *sess) send(u sdk.SessionUpdate) {
-	if err := s.a.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: s.id, Update: u}); err != nil {
-		s.a.log.Debug("session/update", "err", err)
+	if kind, text, ok := textChunk(u); ok {
+		s.out.Chunk(methodUpdate, outbox.Stream{Kind: kind}, u, func(prev any) any {
+			_, before, _ := textChunk(prev.(sdk.SessionUpdate))
+			return chunkUpdate(kind, before+text)
+		})
+		return
 	}
+	s.out.Note(methodUpdate, u)
+}
+
+// write sends the session's queue to the client, in order, until it is
+// closed and empty.
+func (s *sess) write() {
+	defer close(s.wrote)
+	for {
+		items, _, open := s.out.Take(context.Background())
+		for _, it := range items {
+			switch p := it.Params.(type) {
+			case sdk.SessionUpdate:
+				if err := s.a.conn.SessionUpdate(context.Background(), sdk.SessionNotification{SessionId: s.id, Update: p}); err != nil {
+					s.a.log.Debug("session/update", "err", err)
+				}
+			case func():
+				p()
+			}
+		}
+		if !open {
+			return
+		}
+	}
+}
+
+// textChunk is the kind ("message" or "thought") and text of an agent
+// text chunk; ok is false for any other update.
+func textChunk(u sdk.SessionUpdate) (kind, text string, ok bool) {
+	switch {
+	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil && u.AgentMessageChunk.Meta == nil:
+		return "message", u.AgentMessageChunk.Content.Text.Text, true
+	case u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil && u.AgentThoughtChunk.Meta == nil:
+		return "thought", u.AgentThoughtChunk.Content.Text.Text, true
+	}
+	return "", "", false
+}
+
+// chunkUpdate is the text chunk of kind.
+func chunkUpdate(kind, text string) sdk.SessionUpdate {
+	if kind == "thought" {
+		return sdk.UpdateAgentThoughtText(text)
+	}
+	return sdk.UpdateAgentMessageText(text)
 }
 
 // flush sends the coalesced text and tool output.

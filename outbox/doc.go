@@ -4,8 +4,9 @@
 // items and never on encoded bytes:
 //
 //   - What a slow client may lose. One rule per kind: token deltas (and job
-//     output) merge with the queued delta of their own stream once the
-//     client is MergeAt items behind; display frames are dropped and the
+//     output, and ACP's message and thought chunks: Chunk) merge with the
+//     queued delta of their own stream once the client is MergeAt items
+//     behind; display frames are dropped and the
 //     writer resyncs the client from a snapshot; every other item (tool
 //     calls, errors, agent_end, progress …) is kept, in order.
 //   - Which streamed text waits. The end of a stream's text that could be

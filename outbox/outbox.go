@@ -39,6 +39,10 @@ const (
 	// Frame is a display/state frame: once the client is behind, queued
 	// frames are dropped and the writer sends a snapshot (Take's resync).
 	Frame
+	// Chunk is a streamed chunk that is not a harness/event (added by
+	// Chunk: ACP's agent message and thought chunks): it merges like
+	// Delta, into the queued chunk of its own stream.
+	Chunk
 )
 
 // Options configure an Outbox.
@@ -250,14 +254,16 @@ func (o *Outbox) dropFrames(drop func(Item) bool) {
 }
 
 // Note queues any other notification; it is kept whatever the backlog.
-func (o *Outbox) Note(method string, params any) {
+// false when the outbox is closed (nothing was queued).
+func (o *Outbox) Note(method string, params any) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
-		return
+		return false
 	}
 	o.push(Item{Method: method, Params: params, kind: Keep})
 	o.signal()
+	return true
 }
 
 // Job queues a chunk of a background job's output (the hook for job
@@ -266,18 +272,31 @@ func (o *Outbox) Note(method string, params any) {
 // chunk is still queued, returns that chunk's params with this one
 // appended.
 func (o *Outbox) Job(method, job string, params any, merge func(prev any) any) {
+	o.mergeable(JobOutput, method, Stream{Subagent: job, Kind: "job"}, params, merge)
+}
+
+// Chunk queues a streamed chunk of stream s that is not a harness/event
+// (ACP's agent message and thought chunks, by session and kind). Like a
+// token delta it merges only with the queued chunk of its own stream, and
+// only once the client is behind: merge returns the previous chunk's
+// params with this one appended. Any Keep item queued between the two
+// (a tool call, a plan, an answer) stops the merge.
+func (o *Outbox) Chunk(method string, s Stream, params any, merge func(prev any) any) {
+	o.mergeable(Chunk, method, s, params, merge)
+}
+
+func (o *Outbox) mergeable(kind Kind, method string, s Stream, params any, merge func(prev any) any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
 		return
 	}
-	s := Stream{Subagent: job, Kind: "job"}
 	if i, ok := o.last[s]; ok && len(o.items) >= o.mergeAt && merge != nil {
 		o.items[i].Params = merge(o.items[i].Params)
 		return
 	}
 	o.last[s] = len(o.items)
-	o.items = append(o.items, Item{Method: method, Params: params, kind: JobOutput, stream: s})
+	o.items = append(o.items, Item{Method: method, Params: params, kind: kind, stream: s})
 	o.signal()
 }
 

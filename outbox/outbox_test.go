@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -283,5 +284,39 @@ func TestQueueKeepsFramesOfAFastEditor(t *testing.T) {
 	items, resync, _ := o.Take(context.Background())
 	if resync || len(items) != 3 {
 		t.Fatalf("resync %v, %d items", resync, len(items))
+	}
+}
+
+// TestChunkMergesOnlyItsOwnStream: when the client is behind, ACP chunks
+// merge into the queued chunk of their own stream only, never across a
+// kept item (a tool call), and kept items are never dropped; a client that
+// keeps up gets every chunk as it came.
+func TestChunkMergesOnlyItsOwnStream(t *testing.T) {
+	cat := func(s string) func(any) any { return func(p any) any { return p.(string) + s } }
+	msg, thought := Stream{Subagent: "sess1", Kind: "message"}, Stream{Subagent: "sess1", Kind: "thought"}
+
+	fast := New(Options{MergeAt: 100})
+	fast.Chunk("session/update", msg, "a", cat("a"))
+	fast.Chunk("session/update", msg, "b", cat("b"))
+	if items := takeAll(t, fast); len(items) != 2 || items[0].Kind() != Chunk {
+		t.Fatalf("a client that keeps up: %+v", items)
+	}
+
+	o := New(Options{MergeAt: 1})
+	o.Note("session/update", "tool_call 1")
+	o.Chunk("session/update", msg, "a", cat("a"))
+	o.Chunk("session/update", thought, "x", cat("x"))
+	o.Chunk("session/update", msg, "b", cat("b"))
+	o.Note("session/update", "tool_call 2")
+	o.Chunk("session/update", msg, "c", cat("c"))
+	o.Chunk("session/update", msg, "d", cat("d"))
+	o.Note("session/update", "plan")
+	var got []any
+	for _, it := range takeAll(t, o) {
+		got = append(got, it.Params)
+	}
+	want := []any{"tool_call 1", "ab", "x", "tool_call 2", "cd", "plan"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }

@@ -25,8 +25,8 @@ var _ harness.EditorIntel = (*hub)(nil)
 // intelClients are the clients that answer editor/diagnostics, the
 // owner's own first.
 func (hb *hub) intelClients() []*rpc.Client {
-	cs := hb.capable("editor/diagnostics")
-	own := hb.owner()
+	cs := hb.Capable("editor/diagnostics")
+	own := hb.Owner()
 	for i, c := range cs {
 		if c == own && i > 0 {
 			cs[0], cs[i] = cs[i], cs[0]
@@ -37,7 +37,7 @@ func (hb *hub) intelClients() []*rpc.Client {
 
 // EditorAnswers reports whether a connected client answers for its
 // language servers (the harness then starts none of its own).
-func (hb *hub) EditorAnswers() bool { return len(hb.capable("editor/diagnostics")) > 0 }
+func (hb *hub) EditorAnswers() bool { return len(hb.Capable("editor/diagnostics")) > 0 }
 
 // EditorDiagnostics asks the clients in turn; the first readable answer
 // wins. tools.ErrNoUI when no client declared the capability.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pi-lsp/pi-lsp/attach"
 	"github.com/pi-lsp/pi-lsp/display"
 	"github.com/pi-lsp/pi-lsp/env"
 	"github.com/pi-lsp/pi-lsp/harness"
@@ -124,7 +125,7 @@ func (a *agent) initialize(ctx context.Context, c *rpc.Client, p rpc.InitializeP
 	if err != nil {
 		return err
 	}
-	if sc := sockConnFrom(ctx); sc != nil {
+	if sc := attach.ConnFrom(ctx); sc != nil {
 		return a.initShared(ctx, c, p, sc)
 	}
 	var buffers env.BufferReader
@@ -192,7 +193,7 @@ func (a *agent) connect(ctx context.Context, c *rpc.Client, p rpc.InitializePara
 	a.mu.Lock()
 	a.conns[c] = &attachment{h: h, unsub: unsub, cancel: cancel, shared: shared}
 	a.mu.Unlock()
-	a.joinHub(c, h, shared)
+	a.joinHub(c, h)
 	if p.ProcessID > 0 {
 		// The editor died without closing our stdin: stop serving (the run
 		// and its process groups are killed on disconnect).
@@ -265,7 +266,7 @@ func (p *progressForwarder) add(ev harness.Event) { p.q.Note(string(ev.Type), ev
 
 // clientUI asks the client through server→client requests, when it
 // declared it can answer them.
-type clientUI struct{ c uiCaller }
+type clientUI struct{ c attach.Caller }
 
 // call is Client.Call, with a capability the client did not declare
 // reported as tools.ErrNoUI (the harness then falls back by policy).

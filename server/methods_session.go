@@ -43,7 +43,7 @@ func (a *agent) register(s *rpc.Server) {
 		info, err := h.NewSession(ctx, p.Cwd)
 		return sessionResult{SessionID: info.ID, Path: info.Path}, err
 	}))
-	s.Register("session/open", a.sessionOpen) // attach_proxy.go
+	s.Register("session/open", a.sessionOpen) // attach_host.go
 	s.Register("session/list", handle(a, func(ctx context.Context, h *harness.Harness, p protocol.SessionListParams) (any, error) {
 		var list []session.Info
 		var err error

@@ -1,16 +1,13 @@
-package server
+package attach
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/pi-lsp/pi-lsp/attach"
 	"github.com/pi-lsp/pi-lsp/outbox"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/rpc"
@@ -21,33 +18,24 @@ import (
 // editor (notifications in order, server→client requests answered by the
 // editor). Ids are each connection's own: jsonrpc2 maps them both ways.
 type upstream struct {
-	l        *link
-	nc       net.Conn
-	st       rpc.Stream
-	conn     jsonrpc2.Conn
-	ownerPID int
-	out      *outbox.Outbox // the editor connection's queue of the owner's notifications
+	l   *Link
+	w   *wire
+	out *outbox.Outbox // the editor connection's queue of the owner's notifications
 
 	ctx    context.Context // ends with the connection
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
 	calls    map[string]context.CancelFunc // the owner's requests in flight, by id
-	handover *handoverParams
+	handover *protocol.HandoverParams
 	running  bool // a run of the owner's is going
 	closing  bool // this side closes: not a lost owner
 }
 
-func newUpstream(l *link, nc net.Conn, br *bufio.Reader, ownerPID int) *upstream {
+func newUpstream(l *Link, w *wire) *upstream {
 	ctx, cancel := context.WithCancel(context.Background())
-	// No mask: masking is for what leaves toward an editor, and the owner
-	// masks what it sends.
-	st := rpc.NewStream(attach.ReadCloser{Reader: br, C: nc}, nc, rpc.DefaultMaxFrame, nil, l.c.Server().Logger())
-	u := &upstream{l: l, nc: nc, st: st, ownerPID: ownerPID, ctx: ctx, cancel: cancel,
+	return &upstream{l: l, w: w, ctx: ctx, cancel: cancel,
 		calls: map[string]context.CancelFunc{}, out: outbox.New(outbox.Options{})}
-	u.conn = jsonrpc2.NewConn(st, rpc.Codec())
-	u.conn.Go(ctx, u.handle)
-	return u
 }
 
 // start forwards the owner's notifications to the editor and watches for
@@ -78,8 +66,8 @@ func (u *upstream) start() {
 	}()
 	go func() {
 		select {
-		case <-u.st.Ended():
-		case <-u.st.Broken():
+		case <-u.w.st.Ended():
+		case <-u.w.st.Broken():
 		case <-u.ctx.Done():
 		}
 		u.cancel()
@@ -87,7 +75,7 @@ func (u *upstream) start() {
 		u.mu.Lock()
 		closing := u.closing
 		u.mu.Unlock()
-		_ = u.st.Close()
+		_ = u.w.st.Close()
 		if !closing {
 			u.l.lost(u)
 		}
@@ -99,7 +87,7 @@ func (u *upstream) close() {
 	u.closing = true
 	u.mu.Unlock()
 	u.cancel()
-	_ = u.st.Close()
+	_ = u.w.st.Close()
 }
 
 // call forwards an editor request to the owner.
@@ -111,13 +99,13 @@ func (u *upstream) call(ctx context.Context, method string, params json.RawMessa
 	}
 	ctx, stop := rpc.MergeCancel(ctx, u.ctx)
 	defer stop()
-	id, err := u.conn.Call(ctx, method, p, &res)
+	id, err := u.w.conn.Call(ctx, method, p, &res)
 	if err != nil {
 		if u.ctx.Err() != nil {
-			return nil, &rpc.Error{Code: rpc.CodeInternalError, Message: fmt.Sprintf("%s: the owner of the session (pid %d) went away; send it again", method, u.ownerPID)}
+			return nil, &rpc.Error{Code: rpc.CodeInternalError, Message: fmt.Sprintf("%s: the owner of the session (pid %d) went away; send it again", method, u.w.ownerPID)}
 		}
 		if ctx.Err() != nil {
-			_ = u.conn.Notify(u.ctx, "$/cancelRequest", rpc.CancelParams{ID: rpc.IDValue(id)})
+			_ = u.w.conn.Notify(u.ctx, "$/cancelRequest", rpc.CancelParams{ID: rpc.IDValue(id)})
 			return nil, ctx.Err()
 		}
 		return nil, rpc.FromWire(err)
@@ -133,7 +121,7 @@ func (u *upstream) notify(ctx context.Context, method string, params json.RawMes
 	if len(params) > 0 {
 		p = params
 	}
-	if err := u.conn.Notify(ctx, method, p); err != nil {
+	if err := u.w.conn.Notify(ctx, method, p); err != nil {
 		return fmt.Errorf("attach: forwarding %s: %w", method, err)
 	}
 	return nil
@@ -144,62 +132,7 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	method := req.Method()
 	params := append(json.RawMessage(nil), req.Params()...)
 	if !req.IsCall() {
-		switch method {
-		case "$/cancelRequest":
-			var p struct {
-				ID json.RawMessage `json:"id"`
-			}
-			if json.Unmarshal(params, &p) == nil {
-				u.mu.Lock()
-				cancel := u.calls[string(p.ID)]
-				u.mu.Unlock()
-				if cancel != nil {
-					cancel()
-				}
-			}
-		case methodHandover:
-			var p handoverParams
-			if json.Unmarshal(params, &p) == nil {
-				u.mu.Lock()
-				u.handover = &p
-				u.mu.Unlock()
-			}
-		case "harness/event":
-			// The owner held the streamed text already: this side only
-			// queues it, typed, so that a slow editor merges deltas per
-			// stream.
-			var p protocol.EventParams
-			if json.Unmarshal(params, &p) != nil {
-				break
-			}
-			switch p.Event.Type {
-			case protocol.EvAgentStart:
-				u.setRunning(true)
-			case protocol.EvAgentEnd:
-				u.setRunning(false)
-			}
-			if u.l.c.Capabilities().HarnessEvents {
-				if isDelta(&p.Event) {
-					u.out.Event(p.Event)
-				} else {
-					u.out.Note(method, params) // sent as the owner encoded it
-				}
-			}
-		case "display/state":
-			var f struct {
-				Stream  string `json:"stream"`
-				Version int64  `json:"version"`
-			}
-			_ = json.Unmarshal(params, &f)
-			u.l.setStream(f.Stream)
-			u.out.Frame(f.Version, params)
-		default:
-			var p any
-			if len(params) > 0 {
-				p = params
-			}
-			u.out.Note(method, p)
-		}
+		u.note(method, params)
 		return nil, nil
 	}
 	jsonrpc2.Async(ctx)
@@ -221,23 +154,64 @@ func (u *upstream) handle(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	return res, nil
 }
 
-// setVersion records the version of a display/state frame the editor was
-// sent: the next owner's frames continue after it.
-func (l *link) setVersion(v int64) {
-	l.mu.Lock()
-	l.version = v
-	l.mu.Unlock()
-}
-
-// setStream records the display stream of the owner's frames: the next
-// owner's frames continue in it.
-func (l *link) setStream(s string) {
-	if s == "" {
-		return
+// note serves a notification of the owner's.
+func (u *upstream) note(method string, params json.RawMessage) {
+	switch method {
+	case "$/cancelRequest":
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			u.mu.Lock()
+			cancel := u.calls[string(p.ID)]
+			u.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+		}
+	case MethodHandover:
+		var p protocol.HandoverParams
+		if json.Unmarshal(params, &p) == nil {
+			u.mu.Lock()
+			u.handover = &p
+			u.mu.Unlock()
+		}
+	case "harness/event":
+		// The owner held the streamed text already: this side only
+		// queues it, typed, so that a slow editor merges deltas per
+		// stream.
+		var p protocol.EventParams
+		if json.Unmarshal(params, &p) != nil {
+			break
+		}
+		switch p.Event.Type {
+		case protocol.EvAgentStart:
+			u.setRunning(true)
+		case protocol.EvAgentEnd:
+			u.setRunning(false)
+		}
+		if u.l.c.Capabilities().HarnessEvents {
+			if isDelta(&p.Event) {
+				u.out.Event(p.Event)
+			} else {
+				u.out.Note(method, params) // sent as the owner encoded it
+			}
+		}
+	case "display/state":
+		var f struct {
+			Stream  string `json:"stream"`
+			Version int64  `json:"version"`
+		}
+		_ = json.Unmarshal(params, &f)
+		u.l.setStream(f.Stream)
+		u.out.Frame(f.Version, params)
+	default:
+		var p any
+		if len(params) > 0 {
+			p = params
+		}
+		u.out.Note(method, p)
 	}
-	l.mu.Lock()
-	l.stream = s
-	l.mu.Unlock()
 }
 
 // isDelta reports whether ev is a token delta (a message_update, or a

@@ -1,17 +1,17 @@
-package server
+package attach
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/pi-lsp/pi-lsp/attach"
+	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 // An attacher of another protocol version is refused with both versions
 // named.
 func TestAttachVersionMismatchNamesBoth(t *testing.T) {
-	hb := &hub{}
-	e := hb.checkAttach(attachParams{ProtocolVersion: attach.ProtocolVersion + 1, PID: 4242})
+	hb := &Hub{}
+	e := hb.checkAttach(protocol.AttachParams{ProtocolVersion: ProtocolVersion + 1, PID: 4242})
 	if e == nil {
 		t.Fatal("a different version was accepted")
 	}
