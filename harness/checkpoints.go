@@ -122,6 +122,11 @@ func (h *Harness) checkpoint(ctx context.Context, s *session.Session, kind, skip
 		return ""
 	}
 	snap, err := st.Snapshot(ctx)
+	return h.recordCheckpoint(ctx, s, st, kind, skip, snap, err)
+}
+
+// recordCheckpoint records a snapshot taken of st (or says why it failed).
+func (h *Harness) recordCheckpoint(ctx context.Context, s *session.Session, st *checkpoint.Store, kind, skip string, snap checkpoint.Snapshot, err error) string {
 	if err != nil {
 		h.notice(fmt.Sprintf("Checkpoint of the workspace failed: %v", err))
 		return ""
@@ -156,14 +161,6 @@ func (h *Harness) tellSkipped(paths []string) {
 	if len(fresh) > 0 {
 		h.notice(fmt.Sprintf("Checkpoints leave out %d file(s) larger than checkpoints.maxFileBytes: %s", len(fresh), strings.Join(fresh, ", ")))
 	}
-}
-
-// checkpointRunStart is taken once a run's prompt is recorded.
-func (h *Harness) checkpointRunStart(ctx context.Context) string {
-	if !h.checkpointsOn() {
-		return ""
-	}
-	return h.checkpoint(context.WithoutCancel(ctx), h.currentSession(), ckStart, "")
 }
 
 // checkpointRunEnd is taken when a run ends; it is recorded only when the
@@ -209,6 +206,11 @@ func resolveCheckpoint(s *session.Session, targetID string) (string, error) {
 		}
 		if d, ok := checkpointOf(k); ok && (isPrompt == (d.Kind == ckStart)) {
 			return d.ID, nil
+		}
+	}
+	if isPrompt {
+		if id, ok := startBelow(s, targetID); ok {
+			return id, nil
 		}
 	}
 	from := targetID

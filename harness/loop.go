@@ -37,9 +37,9 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 	x := &host{h: h}
 	var endReason string
 	h.resetContextFiles()
-	var startCheckpoint string
+	var startCheckpoint *runCheckpoint
 	defer func() {
-		h.checkpointRunEnd(ctx, startCheckpoint)
+		h.checkpointRunEnd(ctx, startCheckpoint.join(ctx, h))
 		var verdict *goalVerdict
 		if endReason != string(llm.StopAborted) && ctx.Err() == nil {
 			if v, ok := h.judgeGoal(ctx, x); ok {
@@ -77,7 +77,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			return
 		}
 	}
-	startCheckpoint = h.checkpointRunStart(ctx)
+	startCheckpoint = h.startRunCheckpoint(ctx) // joined before the first answer is recorded
 	overflowRetried := false
 	for {
 		h.emit(Event{Type: EvTurnStart})
@@ -104,6 +104,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			return
 		}
 		msg := h.streamAssistant(ctx, req)
+		startCheckpoint.join(ctx, h) // the files before any tool of this run
 		h.calibrate(model, &req, &msg)
 		if msg.StopReason == llm.StopError && !overflowRetried && !h.observational() && isContextOverflow(msg.ErrorMessage) {
 			// The provider says the context is too long: learn how it
