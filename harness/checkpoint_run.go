@@ -37,6 +37,7 @@ func (h *Harness) startRunCheckpoint(ctx context.Context) *runCheckpoint {
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx) // an abort does not cut a checkpoint short
+	h.ck.changing.Store(false)
 	rc := &runCheckpoint{s: s, done: make(chan struct{})}
 	go func() {
 		defer close(rc.done)
@@ -85,4 +86,10 @@ func startBelow(s *session.Session, promptID string) (string, bool) {
 		queue = append(queue, s.Children(id)...)
 	}
 	return "", false
+}
+
+// hasCommandHooks reports whether shell-command hooks are configured (any
+// of them may change files, in any run).
+func (h *Harness) hasCommandHooks() bool {
+	return h.cfg.CommandHooks != nil && len(h.cfg.CommandHooks.Hooks) > 0
 }

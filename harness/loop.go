@@ -447,6 +447,7 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 		return errorResult(refusal), false
 	}
 	call.Reviewed = rv
+	h.noteToolRuns(t) // checkpoints.go: may it change files?
 	var e env.Env = h.cfg.Env
 	if t.Category() == tools.CategoryExecute {
 		e = h.commandEnv() // under the sandbox of the current mode
