@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,6 +57,9 @@ func checkpointWorkspace(b *testing.B, n int) string {
 // requests: 0 puts the whole run-start checkpoint on the turn's path (it
 // can only overlap the HTTP round trip); 300ms is a fast real model, which
 // the checkpoint overlaps. hashes/op must be 0: no unchanged file is read.
+// cpu-ms/op is the process's CPU time (user + system) per turn, which the
+// machine's load inflates far less than the wall time: on an idle 2-core
+// machine the walk's share of a turn is about its CPU time over 2.
 func BenchmarkCheckpointTurn(b *testing.B) {
 	b.Setenv("HOME", b.TempDir()) // no global excludes of the machine
 	b.Setenv("XDG_CONFIG_HOME", "")
@@ -68,11 +72,7 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 				name = fmt.Sprintf("ttft=%dms/checkpoints=on", ttft)
 			}
 			b.Run(name, func(b *testing.B) {
-				srv := llmtest.NewServer(b,
-					llmtest.Response{Match: `call_read`, Repeat: true, Text: "It is a Go file.", StallMs: ttft},
-					llmtest.Response{Repeat: true, StallMs: ttft, ToolCalls: []llmtest.ToolCall{
-						{ID: "call_read", Name: "read", Arguments: `{"path":"pkg07/sub03/file01057.go"}`}}},
-				)
+				srv := llmtest.NewServer(b)
 				model := llm.Model{ID: "m", Name: "M", Provider: "fake", API: "openai-completions", BaseURL: srv.BaseURL(),
 					ContextWindow: 200000, MaxTokens: 4096, APIKey: "fake-key"}
 				out := b.TempDir()
@@ -87,7 +87,17 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 					Checkpoints:  ck,
 				})
 				b.Cleanup(func() { _ = h.Close() })
+				turns := 0
 				turn := func() {
+					// Each turn's two answers, consumed in order: a read, then
+					// (matched by this turn's call id) a short answer.
+					turns++
+					id := fmt.Sprintf("call_read_%03d", turns)
+					srv.Append(
+						llmtest.Response{StallMs: ttft, ToolCalls: []llmtest.ToolCall{
+							{ID: id, Name: "read", Arguments: `{"path":"pkg07/sub03/file01057.go"}`}}},
+						llmtest.Response{Match: `"` + id + `"`, Text: "It is a Go file.", StallMs: ttft},
+					)
 					ctx := context.Background()
 					if _, err := h.Prompt(ctx, "What is in pkg07/sub03/file01057.go?", PromptOptions{}); err != nil {
 						b.Fatal(err)
@@ -99,6 +109,9 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 					}
 				}
 				turn() // the first checkpoint of the workspace, and warm caches
+				if n := len(srv.Requests()); n != 2 {
+					b.Fatalf("the warm-up turn made %d model requests, want 2 (read, answer)", n)
+				}
 				var before int64
 				if on {
 					if h.ck.store == nil {
@@ -106,9 +119,15 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 					}
 					before = h.ck.store.Hashes()
 				}
+				var ru0 syscall.Rusage
+				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 				for b.Loop() {
 					turn()
 				}
+				var ru1 syscall.Rusage
+				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+				cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
+				b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 				if on {
 					b.ReportMetric(float64(h.ck.store.Hashes()-before)/float64(b.N), "hashes/op")
 				}
