@@ -71,3 +71,36 @@ func TestCheckpointOverlapsFirstRequestAndFirstToolWaits(t *testing.T) {
 		t.Fatalf("navigate files = %+v, want 2000 restored (1999 changed, 1 deleted) and 1 deleted", nav.Files)
 	}
 }
+
+// A run whose tools were all read tools changed no file: it records no end
+// checkpoint (and walks the workspace once); a run that wrote records one.
+func TestReadOnlyRunTakesNoEndCheckpoint(t *testing.T) {
+	e := newEnv(t, []llmtest.Response{
+		{Match: "only look", ToolCalls: []llmtest.ToolCall{{ID: "r1", Name: "read", Arguments: `{"path":"a.txt"}`}}},
+		{Match: `"r1"`, Text: "it says alpha"},
+		{Match: "now write", ToolCalls: []llmtest.ToolCall{{ID: "w2", Name: "write", Arguments: `{"path":"b.txt","content":"beta\n"}`}}},
+		{Match: `"w2"`, Text: "written"},
+	})
+	if err := os.WriteFile(filepath.Join(e.workspace, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := e.start(startOpt{args: []string{"--yolo"}})
+	s.prompt("only look")
+	s.waitIdle()
+	s.prompt("now write")
+	s.waitIdle()
+	var order []string
+	for _, en := range s.entries() {
+		switch {
+		case en["type"] == "message":
+			order = append(order, en["message"].(map[string]any)["role"].(string))
+		case en["customType"] == "pi-lsp/checkpoint":
+			order = append(order, "checkpoint:"+en["data"].(map[string]any)["kind"].(string))
+		}
+	}
+	want := []string{"user", "checkpoint:start", "assistant", "toolResult", "assistant",
+		"user", "checkpoint:start", "assistant", "toolResult", "assistant", "checkpoint:end"}
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Fatalf("entries = %v\nwant      %v", order, want)
+	}
+}
