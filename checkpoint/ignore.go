@@ -11,21 +11,18 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// ignorer answers whether a workspace path is left out of checkpoints:
-// .git/, and what .gitignore, .ignore, .git/info/exclude and the global
-// git excludes ignore. Patterns of nested ignore files are added as the
-// walk enters their folders (domain = that folder), as git reads them.
-type ignorer struct {
-	patterns []gitignore.Pattern
-}
+// Ignore rules: a checkpoint leaves out .git/, and what .gitignore,
+// .ignore, .git/info/exclude and the global git excludes ignore. Patterns
+// of nested ignore files are added as the walk enters their folders
+// (domain = that folder), as git reads them; the last matching pattern
+// decides.
 
-// newIgnorer loads the patterns that apply to the whole workspace: the
+// basePatterns loads the patterns that apply to the whole workspace: the
 // system and global excludes (core.excludesfile, else
 // $XDG_CONFIG_HOME/git/ignore or ~/.config/git/ignore) and
 // .git/info/exclude.
-func newIgnorer(root string) *ignorer {
-	ig := &ignorer{}
-	ig.patterns = append(ig.patterns, readPatternFile(excludesFile("/etc/gitconfig"), nil)...)
+func basePatterns(root string) []gitignore.Pattern {
+	ps := readPatternFile(excludesFile("/etc/gitconfig"), nil)
 	global := ""
 	if home, err := os.UserHomeDir(); err == nil {
 		global = excludesFile(filepath.Join(home, ".gitconfig"))
@@ -33,9 +30,8 @@ func newIgnorer(root string) *ignorer {
 	if global == "" {
 		global = defaultGlobalExcludes()
 	}
-	ig.patterns = append(ig.patterns, readPatternFile(global, nil)...)
-	ig.patterns = append(ig.patterns, readPatternFile(filepath.Join(root, ".git", "info", "exclude"), nil)...)
-	return ig
+	ps = append(ps, readPatternFile(global, nil)...)
+	return append(ps, readPatternFile(filepath.Join(root, ".git", "info", "exclude"), nil)...)
 }
 
 // excludesFile reads core.excludesfile from a git config file ("" when
@@ -92,29 +88,15 @@ func readPatternFile(path string, domain []string) []gitignore.Pattern {
 	return ps
 }
 
-// enter adds the patterns of dir's .gitignore and .ignore (dir is the
-// folder's path parts under the root) and returns how many patterns there
-// were before, for leave.
-func (ig *ignorer) enter(root string, dir []string) int {
-	n := len(ig.patterns)
-	abs := filepath.Join(append([]string{root}, dir...)...)
-	domain := append([]string(nil), dir...)
-	ig.patterns = append(ig.patterns, readPatternFile(filepath.Join(abs, ".gitignore"), domain)...)
-	ig.patterns = append(ig.patterns, readPatternFile(filepath.Join(abs, ".ignore"), domain)...)
-	return n
-}
-
-// leave drops the patterns added since enter returned n.
-func (ig *ignorer) leave(n int) { ig.patterns = ig.patterns[:n] }
-
-// ignored reports whether the path (parts under the root) is ignored; the
-// last matching pattern decides, as in git.
-func (ig *ignorer) ignored(parts []string, isDir bool) bool {
+// ignoredBy reports whether the path (parts under the root) is ignored by
+// patterns; the last matching pattern decides, as in git. .git is always
+// left out (the repository's own, and nested repositories').
+func ignoredBy(patterns []gitignore.Pattern, parts []string, isDir bool) bool {
 	if len(parts) > 0 && parts[len(parts)-1] == ".git" {
-		return true // the repository's own, and nested repositories'
+		return true
 	}
-	for i := len(ig.patterns) - 1; i >= 0; i-- {
-		switch ig.patterns[i].Match(parts, isDir) {
+	for i := len(patterns) - 1; i >= 0; i-- {
+		switch patterns[i].Match(parts, isDir) {
 		case gitignore.Exclude:
 			return true
 		case gitignore.Include:

@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
+	"strings"
 	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
 // Snapshot is the outcome of a checkpoint.
@@ -30,7 +33,9 @@ type Snapshot struct {
 }
 
 // Snapshot checkpoints the workspace: every file that is not ignored,
-// stored by content, and a manifest naming them.
+// stored by content, and a manifest naming them. When the files are those
+// of the store's previous snapshot, nothing is written: the previous
+// manifest's id is the answer.
 func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -38,157 +43,235 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, err
 	}
+	if id, ok := s.sameAsLast(m); ok {
+		snap.ID = id
+		return snap, nil
+	}
 	id, err := s.putManifest(m)
 	if err != nil {
 		return Snapshot{}, err
 	}
+	s.last = lastManifest{id: id, files: m.Files, touched: s.opts.Now()}
 	snap.ID = id
 	return snap, nil
 }
 
-// scanLocked walks the workspace into a manifest, storing the blobs of the
-// files it had to hash.
-func (s *Store) scanLocked(ctx context.Context) (*Manifest, Snapshot, error) {
-	w := walker{s: s, ctx: ctx, ig: newIgnorer(s.root), seen: map[string]bool{}}
-	if err := w.root(); err != nil {
-		return nil, Snapshot{}, err
+// lastManifest is the store's previous snapshot, kept in memory so that
+// an unchanged workspace is compared, not encoded, hashed and written.
+type lastManifest struct {
+	id      string
+	files   []File
+	touched time.Time // when its file's mtime was last set (pruning grace)
+}
+
+// sameAsLast reports whether m holds the files of the previous snapshot
+// whose manifest is still in the store, refreshing its mtime for the
+// pruning grace when that is half spent.
+func (s *Store) sameAsLast(m *Manifest) (string, bool) {
+	l := &s.last
+	if l.id == "" || !slices.Equal(l.files, m.Files) {
+		return "", false
 	}
-	s.cache.retain(w.seen)
+	p := s.path("manifests", l.id)
+	if _, err := os.Stat(p); err != nil {
+		return "", false
+	}
+	if now := s.opts.Now(); now.Sub(l.touched) > PruneGrace/2 {
+		_ = os.Chtimes(p, now, now)
+		l.touched = now
+	}
+	return l.id, true
+}
+
+// scanLocked walks the workspace into a manifest (sorted by path), storing
+// the blobs of the files it had to hash.
+func (s *Store) scanLocked(ctx context.Context) (*Manifest, Snapshot, error) {
+	sc := &scan{s: s, ctx: ctx}
+	sc.cond = sync.NewCond(&sc.mu)
+	parts := sc.run(dirJob{patterns: slices.Clip(basePatterns(s.root))})
+	if sc.err != nil {
+		return nil, Snapshot{}, sc.err
+	}
+	m := &Manifest{}
+	var snap Snapshot
+	for _, p := range parts {
+		m.Files = append(m.Files, p.files...)
+		snap.Skipped = append(snap.Skipped, p.skipped...)
+		snap.Hashed += p.hashed
+	}
+	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	slices.Sort(snap.Skipped)
+	snap.Files = len(m.Files)
+	s.cache.retain(m.Files)
 	if err := s.cache.save(); err != nil {
 		return nil, Snapshot{}, fmt.Errorf("checkpoint: stat cache: %w", err)
 	}
-	sort.Slice(w.m.Files, func(i, j int) bool { return w.m.Files[i].Path < w.m.Files[j].Path })
-	sort.Strings(w.skipped)
-	return &w.m, Snapshot{Files: len(w.m.Files), Skipped: w.skipped, Hashed: w.hashed}, nil
+	return m, snap, nil
 }
 
-type walker struct {
-	s       *Store
-	ctx     context.Context
-	ig      *ignorer
-	m       Manifest
-	seen    map[string]bool
+// scan is one walk of the workspace: a queue of folders shared out to
+// GOMAXPROCS goroutines at every depth (a checkpoint is bound by readdir
+// and stat calls), each folder carrying the ignore patterns in effect.
+type scan struct {
+	s   *Store
+	ctx context.Context
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	queue  []dirJob
+	active int // folders queued or being read
+	err    error
+}
+
+// dirJob is a folder to read: its path under the root ("" for the root)
+// and the ignore patterns of the folders above it.
+type dirJob struct {
+	rel      string
+	parts    []string
+	patterns []gitignore.Pattern
+}
+
+// part is what one goroutine of a scan found.
+type part struct {
+	files   []File
 	skipped []string
 	hashed  int
-	// subdirs, at the root, collects the folders for root to share out.
-	subdirs *[]string
 }
 
-// root walks the workspace: the root's files here, its folders on up to
-// GOMAXPROCS goroutines (a checkpoint is bound by stat and read calls), each
-// with its own copy of the ignore patterns, merged at the end.
-func (w *walker) root() error {
-	var subdirs []string
-	w.subdirs = &subdirs
-	if err := w.dir(nil); err != nil {
-		return err
-	}
-	w.subdirs = nil
-	workers := min(runtime.GOMAXPROCS(0), len(subdirs))
-	parts := make([]*walker, workers)
-	next := make(chan string)
-	errs := make(chan error, workers)
+func (sc *scan) run(root dirJob) []*part {
+	sc.queue, sc.active = []dirJob{root}, 1
+	parts := make([]*part, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
 	for i := range parts {
-		pw := &walker{s: w.s, ctx: w.ctx, ig: &ignorer{patterns: slices.Clip(w.ig.patterns)}, seen: map[string]bool{}}
-		parts[i] = pw
+		p := &part{}
+		parts[i] = p
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var err error
-			for d := range next {
-				if err == nil {
-					err = pw.dir([]string{d})
+			for {
+				job, ok := sc.next()
+				if !ok {
+					return
 				}
+				sc.done(sc.dir(p, job))
 			}
-			errs <- err
 		}()
 	}
-	for _, d := range subdirs {
-		next <- d
-	}
-	close(next)
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	for _, pw := range parts {
-		w.m.Files = append(w.m.Files, pw.m.Files...)
-		w.skipped = append(w.skipped, pw.skipped...)
-		w.hashed += pw.hashed
-		for p := range pw.seen {
-			w.seen[p] = true
-		}
-	}
-	return nil
+	return parts
 }
 
-// dir walks one folder (parts under the root).
-func (w *walker) dir(parts []string) error {
-	if err := w.ctx.Err(); err != nil {
+// next takes a folder to read; ok is false when the walk is over (or failed).
+func (sc *scan) next() (dirJob, bool) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for len(sc.queue) == 0 && sc.active > 0 && sc.err == nil {
+		sc.cond.Wait()
+	}
+	if sc.err != nil || len(sc.queue) == 0 {
+		return dirJob{}, false
+	}
+	j := sc.queue[len(sc.queue)-1] // depth first: the queue stays short
+	sc.queue = sc.queue[:len(sc.queue)-1]
+	return j, true
+}
+
+func (sc *scan) push(jobs []dirJob) {
+	if len(jobs) == 0 {
+		return
+	}
+	sc.mu.Lock()
+	sc.queue = append(sc.queue, jobs...)
+	sc.active += len(jobs)
+	sc.mu.Unlock()
+	sc.cond.Broadcast()
+}
+
+func (sc *scan) done(err error) {
+	sc.mu.Lock()
+	sc.active--
+	if err != nil && sc.err == nil {
+		sc.err = err
+	}
+	end := sc.active == 0 || sc.err != nil
+	sc.mu.Unlock()
+	if end {
+		sc.cond.Broadcast()
+	}
+}
+
+// dir reads one folder: its ignore files, its files, and queues its
+// folders.
+func (sc *scan) dir(p *part, job dirJob) error {
+	if err := sc.ctx.Err(); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	abs := filepath.Join(append([]string{w.s.root}, parts...)...)
-	entries, err := os.ReadDir(abs)
+	abs := sc.s.root
+	if job.rel != "" {
+		abs = filepath.Join(abs, filepath.FromSlash(job.rel))
+	}
+	d, err := openDir(abs)
+	if err == nil {
+		defer d.close()
+	}
+	var entries []fs.DirEntry
+	if err == nil {
+		entries, err = d.entries()
+	}
 	if err != nil {
-		if len(parts) > 0 && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)) {
+		if job.rel != "" && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.ENOTDIR)) {
 			return nil // gone meanwhile, or not ours to read
 		}
 		return fmt.Errorf("checkpoint: read %s: %w", abs, err)
 	}
-	if len(parts) == 0 {
-		// The root's own ignore files apply to all, and stay.
-		w.ig.enter(w.s.root, parts)
-	} else {
-		mark := w.ig.enter(w.s.root, parts)
-		defer w.ig.leave(mark)
+	patterns := job.patterns
+	for _, name := range []string{".gitignore", ".ignore"} { // in this order: .ignore's rules win
+		if slices.ContainsFunc(entries, func(de fs.DirEntry) bool { return de.Name() == name }) {
+			patterns = append(slices.Clip(patterns), readPatternFile(filepath.Join(abs, name), job.parts)...)
+		}
 	}
+	var subdirs []dirJob
 	for _, de := range entries {
-		child := append(append([]string(nil), parts...), de.Name())
+		name := de.Name()
+		parts := append(job.parts[:len(job.parts):len(job.parts)], name)
 		isDir := de.IsDir()
-		if w.ig.ignored(child, isDir) {
+		if ignoredBy(patterns, parts, isDir) {
 			continue
 		}
-		if isDir && w.subdirs != nil {
-			*w.subdirs = append(*w.subdirs, de.Name())
-			continue
+		rel := name
+		if job.rel != "" {
+			rel = job.rel + "/" + name
 		}
 		if isDir {
-			if err := w.dir(child); err != nil {
-				return err
-			}
+			subdirs = append(subdirs, dirJob{rel: rel, parts: parts, patterns: slices.Clip(patterns)})
 			continue
 		}
-		if err := w.file(child, de); err != nil {
+		if err := sc.file(p, d, abs, rel, name, de.Type()); err != nil {
 			return err
 		}
 	}
+	sc.push(subdirs)
 	return nil
 }
 
-func (w *walker) file(parts []string, de fs.DirEntry) error {
-	typ := de.Type()
+func (sc *scan) file(p *part, d *dirHandle, dirAbs, rel, name string, typ fs.FileMode) error {
 	if typ&^fs.ModeSymlink != 0 {
 		return nil // sockets, pipes, devices: not content
 	}
-	info, err := de.Info()
-	if err != nil {
-		return nil // gone meanwhile
+	st, err := d.stat(name)
+	if err != nil || st.mode.Type()&^fs.ModeSymlink != 0 {
+		return nil // gone or no longer a file meanwhile
 	}
-	rel := path.Join(parts...)
-	abs := filepath.Join(w.s.root, filepath.FromSlash(rel))
-	if typ&fs.ModeSymlink == 0 && info.Size() > w.s.opts.MaxFileBytes {
-		w.skipped = append(w.skipped, rel)
+	link := st.mode&fs.ModeSymlink != 0
+	if !link && st.size > sc.s.opts.MaxFileBytes {
+		p.skipped = append(p.skipped, rel)
 		return nil
 	}
-	w.seen[rel] = true
-	hash, ok := w.s.cache.lookup(rel, info)
+	hash, ok := sc.s.cache.lookup(rel, st)
 	if !ok {
+		abs := filepath.Join(dirAbs, name)
 		var data []byte
-		if typ&fs.ModeSymlink != 0 {
+		if link {
 			target, err := os.Readlink(abs)
 			if err != nil {
 				return nil
@@ -196,26 +279,25 @@ func (w *walker) file(parts []string, de fs.DirEntry) error {
 			data = []byte(target)
 		} else if data, err = os.ReadFile(abs); err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-				delete(w.seen, rel)
 				return nil
 			}
 			return fmt.Errorf("checkpoint: read %s: %w", rel, err)
 		}
 		sum := sha256.Sum256(data)
 		hash = hex.EncodeToString(sum[:])
-		if err := w.s.putBlob(hash, data); err != nil {
+		if err := sc.s.putBlob(hash, data); err != nil {
 			return err
 		}
-		w.hashed++
-		w.s.hashes.Add(1)
+		p.hashed++
+		sc.s.hashes.Add(1)
 		// The stat taken before reading: a change during the read shows as
 		// a different stat next time.
-		w.s.cache.put(rel, info, hash, w.s.opts.Now())
+		sc.s.cache.put(rel, st, hash, sc.s.opts.Now())
 	}
-	size := info.Size()
-	if typ&fs.ModeSymlink != 0 {
+	size := st.size
+	if link {
 		size = 0
 	}
-	w.m.Files = append(w.m.Files, File{Path: rel, Mode: fileMode(info), Size: size, Hash: hash})
+	p.files = append(p.files, File{Path: rel, Mode: st.recorded(), Size: size, Hash: hash})
 	return nil
 }

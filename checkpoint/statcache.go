@@ -28,7 +28,7 @@ type cacheEntry struct {
 type statCache struct {
 	Entries map[string]cacheEntry
 	path    string
-	mu      sync.Mutex // the walk's goroutines share the cache
+	mu      sync.RWMutex // the walk's goroutines share the cache
 	dirty   bool
 }
 
@@ -45,36 +45,52 @@ func loadStatCache(path string) *statCache {
 	return c
 }
 
+// fileStat is what the walk's lstat gives of a file.
+type fileStat struct {
+	mode               fs.FileMode // permission and type bits
+	size, mtime, ctime int64       // mtime and ctime in ns
+	ino                uint64
+}
+
+// recorded is the mode a checkpoint records: permission bits and whether
+// it is a symlink.
+func (st fileStat) recorded() fs.FileMode { return st.mode & (fs.ModePerm | fs.ModeSymlink) }
+
 // lookup returns the cached hash of a file whose stat is unchanged.
-func (c *statCache) lookup(p string, info fs.FileInfo) (string, bool) {
-	c.mu.Lock()
+func (c *statCache) lookup(p string, st fileStat) (string, bool) {
+	c.mu.RLock()
 	e, ok := c.Entries[p]
-	c.mu.Unlock()
+	c.mu.RUnlock()
 	if !ok {
 		return "", false
 	}
-	ino, ctime := statIDs(info)
-	mtime := info.ModTime().UnixNano()
-	if e.Size != info.Size() || e.Mtime != mtime || e.Ctime != ctime || e.Ino != ino || e.Mode != fileMode(info) {
+	if e.Size != st.size || e.Mtime != st.mtime || e.Ctime != st.ctime || e.Ino != st.ino || e.Mode != st.recorded() {
 		return "", false
 	}
-	if mtime >= e.Recorded-int64(racyWindow) {
+	if st.mtime >= e.Recorded-int64(racyWindow) {
 		return "", false
 	}
 	return e.Hash, true
 }
 
-func (c *statCache) put(p string, info fs.FileInfo, hash string, now time.Time) {
-	ino, ctime := statIDs(info)
+func (c *statCache) put(p string, st fileStat, hash string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.Entries[p] = cacheEntry{Size: info.Size(), Mtime: info.ModTime().UnixNano(), Ctime: ctime, Ino: ino,
-		Mode: fileMode(info), Hash: hash, Recorded: now.UnixNano()}
+	c.Entries[p] = cacheEntry{Size: st.size, Mtime: st.mtime, Ctime: st.ctime, Ino: st.ino,
+		Mode: st.recorded(), Hash: hash, Recorded: now.UnixNano()}
 	c.dirty = true
 }
 
-// retain drops the entries of paths not seen by the last walk.
-func (c *statCache) retain(seen map[string]bool) {
+// retain drops the entries of paths that are not in files (the last
+// walk's manifest, every path of which has an entry).
+func (c *statCache) retain(files []File) {
+	if len(c.Entries) == len(files) {
+		return // every entry is one of files
+	}
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		seen[f.Path] = true
+	}
 	for p := range c.Entries {
 		if !seen[p] {
 			delete(c.Entries, p)
@@ -102,10 +118,4 @@ func (c *statCache) save() error {
 	}
 	c.dirty = false
 	return nil
-}
-
-// fileMode is what a checkpoint records of a file's mode: permission bits
-// and whether it is a symlink.
-func fileMode(info fs.FileInfo) fs.FileMode {
-	return info.Mode() & (fs.ModePerm | fs.ModeSymlink)
 }

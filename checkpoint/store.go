@@ -41,6 +41,7 @@ type Store struct {
 
 	mu    sync.Mutex
 	cache *statCache
+	last  lastManifest
 
 	// hashes counts the files read and hashed by snapshots (for tests and
 	// the benchmark: an unchanged workspace must add none).

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pi-lsp/pi-lsp/checkpoint"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/session"
+	"github.com/pi-lsp/pi-lsp/tools"
 )
 
 // Checkpoints of the workspace (rewind with files): the harness snapshots
@@ -59,6 +61,16 @@ type checkpointState struct {
 	opened bool
 	// skipped are the large files already told about.
 	skipped map[string]bool
+	// changing: a tool that may change files (any but the read tools) ran
+	// in the current run.
+	changing atomic.Bool
+}
+
+// noteToolRuns notes that tool t is about to run in the current run.
+func (h *Harness) noteToolRuns(t tools.Tool) {
+	if t.Category() != tools.CategoryRead {
+		h.ck.changing.Store(true)
+	}
 }
 
 func (h *Harness) checkpointsOn() bool {
@@ -122,6 +134,11 @@ func (h *Harness) checkpoint(ctx context.Context, s *session.Session, kind, skip
 		return ""
 	}
 	snap, err := st.Snapshot(ctx)
+	return h.recordCheckpoint(ctx, s, st, kind, skip, snap, err)
+}
+
+// recordCheckpoint records a snapshot taken of st (or says why it failed).
+func (h *Harness) recordCheckpoint(ctx context.Context, s *session.Session, st *checkpoint.Store, kind, skip string, snap checkpoint.Snapshot, err error) string {
 	if err != nil {
 		h.notice(fmt.Sprintf("Checkpoint of the workspace failed: %v", err))
 		return ""
@@ -158,18 +175,14 @@ func (h *Harness) tellSkipped(paths []string) {
 	}
 }
 
-// checkpointRunStart is taken once a run's prompt is recorded.
-func (h *Harness) checkpointRunStart(ctx context.Context) string {
-	if !h.checkpointsOn() {
-		return ""
-	}
-	return h.checkpoint(context.WithoutCancel(ctx), h.currentSession(), ckStart, "")
-}
-
 // checkpointRunEnd is taken when a run ends; it is recorded only when the
-// files changed since the run started.
+// files changed since the run started. A run whose tools were all read
+// tools (or that ran none), with no command hooks configured, changed no
+// file: it takes none, and adds no walk to the turn. Edits made meanwhile
+// by someone else (the user in the editor) are in the next checkpoint: the
+// next run's start, or the one a restore takes first.
 func (h *Harness) checkpointRunEnd(ctx context.Context, start string) {
-	if start == "" {
+	if start == "" || (!h.ck.changing.Load() && !h.hasCommandHooks()) {
 		return
 	}
 	h.checkpoint(context.WithoutCancel(ctx), h.currentSession(), ckEnd, start)
@@ -209,6 +222,11 @@ func resolveCheckpoint(s *session.Session, targetID string) (string, error) {
 		}
 		if d, ok := checkpointOf(k); ok && (isPrompt == (d.Kind == ckStart)) {
 			return d.ID, nil
+		}
+	}
+	if isPrompt {
+		if id, ok := startBelow(s, targetID); ok {
+			return id, nil
 		}
 	}
 	from := targetID

@@ -37,9 +37,9 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 	x := &host{h: h}
 	var endReason EndReason
 	h.resetContextFiles()
-	var startCheckpoint string
+	var startCheckpoint *runCheckpoint
 	defer func() {
-		h.checkpointRunEnd(ctx, startCheckpoint)
+		h.checkpointRunEnd(ctx, startCheckpoint.join(ctx, h))
 		var verdict *goalVerdict
 		if endReason != EndAborted && ctx.Err() == nil {
 			if v, ok := h.judgeGoal(ctx, x); ok {
@@ -78,7 +78,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			return
 		}
 	}
-	startCheckpoint = h.checkpointRunStart(ctx)
+	startCheckpoint = h.startRunCheckpoint(ctx) // joined before the first answer is recorded
 	overflowRetried := false
 	for {
 		h.emit(Event{Type: EvTurnStart})
@@ -109,6 +109,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		if msg.StopReason == llm.StopAborted && endReasonOf(ctx) == EndClientGone {
 			msg.ErrorMessage = ClientGoneMessage // the session keeps why it ended
 		}
+		startCheckpoint.join(ctx, h) // the files before any tool of this run
 		cm.calibrate(&req, &msg)
 		if msg.StopReason == llm.StopError && !overflowRetried && !h.observational() && isContextOverflow(msg.ErrorMessage) {
 			// The provider says the context is too long: learn how it
@@ -439,6 +440,7 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 		return errorResult(refusal), false
 	}
 	call.Reviewed = rv
+	h.noteToolRuns(t) // checkpoints.go: may it change files?
 	var e env.Env = h.cfg.Env
 	if t.Category() == tools.CategoryExecute {
 		e = h.commandEnv() // under the sandbox of the current mode
