@@ -322,6 +322,7 @@ func (h *Harness) diagFinish(ctx context.Context, ch *change, res tools.Result) 
 	}
 	lines = capLines(lines)
 	res.Diagnostics = append(res.Diagnostics, lines...)
+	res = withDiagnosticsDetails(res, res.Diagnostics)
 	return appendText(res, "New problems after this change:\n"+strings.Join(lines, "\n"))
 }
 
