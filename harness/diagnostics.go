@@ -359,6 +359,7 @@ func (h *Harness) diagUnavailable(res tools.Result, err error) tools.Result {
 	}
 	line := "diagnostics unavailable (" + reason + ")"
 	res.Diagnostics = append(res.Diagnostics, line)
+	res = withDiagnosticsDetails(res, res.Diagnostics)
 	return appendText(res, line)
 }
 
