@@ -129,6 +129,7 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
         'security.workspace.trust.enabled': false,
         'typescript.disableAutomaticTypeAcquisition': true,
         'typescript.surveys.enabled': false,
+        'extensions.ignoreRecommendations': true,
       },
       null,
       2,
@@ -229,8 +230,14 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
       await wb.runCommand('Open Chat', 'pi-lsp: Open Chat');
       // The webview is an iframe inside an iframe.
       wb.chat = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
-      await wb.chat.locator('#input').waitFor({ timeout: 60000 });
-      await wb.chat.locator('#model', { hasText: 'fake/fake-model' }).waitFor({ timeout: 60000 });
+      try {
+        // Generous: the webview and the server start slowly on a loaded machine.
+        await wb.chat.locator('#input').waitFor({ timeout: 180000 });
+        await wb.chat.locator('#model', { hasText: 'fake/fake-model' }).waitFor({ timeout: 120000 });
+      } catch (e) {
+        await screenshot('failure');
+        throw e;
+      }
       return wb.chat;
     },
     async send(text) {
