@@ -60,6 +60,7 @@ func itemsFrom(msgs []llm.Message, newID func(i int) string) []Item {
 				it.Child = childFromDetails(m.Details)
 			}
 			historyDiff(it, m)
+			historyDiagnostics(it, m)
 		case llm.RoleBashExecution:
 			it := Item{ID: id(), Kind: KindBash, Command: m.Command}
 			finishBashItem(&it, m)

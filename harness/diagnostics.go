@@ -322,6 +322,7 @@ func (h *Harness) diagFinish(ctx context.Context, ch *change, res tools.Result) 
 	}
 	lines = capLines(lines)
 	res.Diagnostics = append(res.Diagnostics, lines...)
+	res = withDiagnosticsDetails(res, res.Diagnostics)
 	return appendText(res, "New problems after this change:\n"+strings.Join(lines, "\n"))
 }
 
@@ -358,6 +359,7 @@ func (h *Harness) diagUnavailable(res tools.Result, err error) tools.Result {
 	}
 	line := "diagnostics unavailable (" + reason + ")"
 	res.Diagnostics = append(res.Diagnostics, line)
+	res = withDiagnosticsDetails(res, res.Diagnostics)
 	return appendText(res, line)
 }
 
