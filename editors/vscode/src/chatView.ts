@@ -154,6 +154,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           else await a.request('agent/prompt', { text: m.text, streamingBehavior: m.behavior, ...(m.context?.length ? { context: m.context } : {}) });
           break;
         }
+        case 'retry':
+          await a.request('agent/retry', {});
+          break;
         case 'goalStop':
           await a.request('goal/clear', {});
           break;

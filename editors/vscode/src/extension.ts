@@ -20,12 +20,20 @@ export interface PiLspApi {
   output: vscode.OutputChannel;
 }
 
+/** workspaceState key: folder URI → the session file it had open last. */
+const LAST_SESSION = 'piLsp.lastSession';
+
 export function activate(context: vscode.ExtensionContext): PiLspApi {
   const output = vscode.window.createOutputChannel('pi-lsp');
   let chat: ChatViewProvider | undefined;
   const reviews = new DiffReviews();
+  const state = context.workspaceState;
   const manager = new AgentManager({
     reviews,
+    lastSession: state && {
+      get: (key) => state.get<Record<string, string>>(LAST_SESSION)?.[key],
+      set: (key, p) => void state.update(LAST_SESSION, { ...state.get<Record<string, string>>(LAST_SESSION), [key]: p }),
+    },
     output,
     chatVisible: () => chat?.visible ?? false,
     focusChat: () => void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`),

@@ -44,5 +44,7 @@ export type FromWebview =
   | { type: 'runCommand'; command: string }
   | { type: 'openLink'; href: string }
   | { type: 'older'; before: string }
+  /** Retry after a provider error (agent/retry). */
+  | { type: 'retry' }
   | { type: 'openSession'; path: string }
   | { type: 'rewind'; itemId: string };

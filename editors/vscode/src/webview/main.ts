@@ -5,7 +5,8 @@ import { goalLine } from '../goal';
 import type { FromWebview, PendingUi, ToWebview } from '../messages';
 import type { ContextItem, DisplayItem, DisplayOp, DisplayState } from '../protocol';
 import { renderCards } from './cards';
-import { errorText, renderFilesChanged, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
+import { renderFilesChanged, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
+import { errorActions, liveErrors } from './errors';
 import { Completions } from './completions';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -93,9 +94,25 @@ function nearBottom(): boolean {
   return t.scrollHeight - t.scrollTop - t.clientHeight < 40;
 }
 
+/**
+ * Whether the transcript follows its end (issue 33, bug 10): true until the user scrolls up,
+ * and again once they scroll back down. A card, an error or the end of a run that changes the
+ * transcript's height keeps the end in view while it follows.
+ */
+let follow = true;
+
 function scrollDown(): void {
   ui.transcript.scrollTop = ui.transcript.scrollHeight;
 }
+
+function keepEnd(): void {
+  if (follow) scrollDown();
+}
+
+// Any scroll (the user's, or ours to the end) tells whether the end is in view; a change of the
+// transcript's own height (a card or an error below it) keeps the end in view while following.
+ui.transcript.addEventListener('scroll', () => (follow = nearBottom()), { passive: true });
+new ResizeObserver(() => keepEnd()).observe(ui.transcript);
 
 // Older items paged in when the transcript is scrolled to the top (display/history): they live
 // in their own box before the state's items, so item indices of ops stay those of the state.
@@ -149,14 +166,54 @@ function renderTranscript(): void {
       flush();
       turn++;
     }
-    nodes.push(renderItem(it, model.open));
+    const node = renderItem(it, model.open);
+    if (dismissed.has(`item:${it.id}`)) node.classList.add('hidden');
+    // Retry is offered on an error that ended the last run.
+    if (it.kind === 'error' && it === items[items.length - 1] && !isRunning()) node.classList.add('retryable');
+    nodes.push(node);
     if (it.kind === 'tool' && it.diff && it.path && !it.isError && (it.toolName === 'edit' || it.toolName === 'write')) {
       files.set(it.path, [...(files.get(it.path) ?? []), it]);
     }
   }
   if (!isRunning()) flush();
+  const cut = cutOffNote(items);
+  if (cut) nodes.push(cut);
   ui.transcript.replaceChildren(older.box, ...nodes);
   if (items.length === 0 && older.box.childElementCount === 0) ui.transcript.append(emptyHint());
+}
+
+/** Set when a snapshot showed a run left open (a reload or a stopped server cut it off). */
+let cutOff = false;
+
+/** Whether the last item is a turn that never ended: a prompt without an answer, a tool still running. */
+function openEnded(items: DisplayItem[]): boolean {
+  const last = [...items].reverse().find((it) => it.kind !== 'info');
+  if (!last) return false;
+  if (last.kind === 'user') return true;
+  if (last.kind === 'assistant') return !!last.streaming;
+  if (last.kind === 'tool') return ['pending', 'running', 'awaiting_approval'].includes(String(last.status ?? ''));
+  return false;
+}
+
+/**
+ * The mark under a run that was cut off (Missing 1): the state's own end reason when it carries
+ * one, else a snapshot of an idle session whose last turn never ended.
+ */
+function cutOffNote(items: DisplayItem[]): HTMLElement | undefined {
+  if (isRunning()) return undefined;
+  const reason = endReasonText(model.state);
+  if ((!reason && !cutOff) || !items.length) return undefined;
+  const d = document.createElement('div');
+  d.className = 'cut-off'; // not an .item: item indices are the state's
+  d.textContent = `${reason || 'This run was cut off (the window reloaded or pi-lsp stopped) before it ended'}. Send a message to go on.`;
+  return d;
+}
+
+/** The end reason the state gives for its last run when the client went away (helper j27's field). */
+function endReasonText(s: DisplayState): string {
+  const r = (s as { lastRun?: { endReason?: unknown } }).lastRun?.endReason ?? (s as { endReason?: unknown }).endReason;
+  if (r === 'client_gone' || r === 'clientGone' || r === 'client went away') return 'This run was cut off: the editor went away (a window reload) before it ended';
+  return '';
 }
 
 ui.transcript.addEventListener('scroll', () => {
@@ -230,13 +287,25 @@ function renderTaskList(): void {
   ui.tasksCount.textContent = tasks.length ? `${done}/${tasks.length}` : '';
 }
 
+/** Errors the user dismissed (by text for banners, by item id in the transcript). */
+const dismissed = new Set<string>();
+
+/**
+ * The bottom error block (issue 33, bug 8): only errors the transcript does not show already,
+ * and not once a later prompt was sent; each can be dismissed, a server error has Retry.
+ */
 function renderErrors(): void {
-  const all = [...(model.state.errors ?? []).map(errorText), ...model.localErrors];
+  const server = liveErrors(model.state, dismissed).map((m) => ({ m, server: true }));
+  const local = model.localErrors.filter((m) => !dismissed.has(m)).map((m) => ({ m, server: false }));
   ui.errors.replaceChildren(
-    ...all.map((m) => {
+    ...[...server, ...local].map(({ m, server }) => {
       const d = document.createElement('div');
       d.className = 'error-banner';
-      d.textContent = m;
+      d.append(Object.assign(document.createElement('span'), { className: 'error-message', textContent: m }));
+      d.append(...errorActions(server && !isRunning(), () => post({ type: 'retry' }), () => {
+        dismissed.add(m);
+        renderErrors();
+      }));
       return d;
     }),
   );
@@ -250,6 +319,7 @@ function renderCompaction(): void {
 }
 
 function renderAll(): void {
+  follow = true;
   renderHeader();
   renderTranscript();
   renderTaskList();
@@ -276,6 +346,8 @@ function renderOps(ops: DisplayOp[]): void {
   let full = false;
   for (const op of ops) {
     for (const k in SECTION) if (touches(op, k)) dirtySections.add(k);
+    // Error items and the run's status decide what the error block shows.
+    if (touches(op, 'items') || touches(op, 'status')) dirtySections.add('errors');
     if (op.path.length === 0) {
       // A set or merge at the root: the transcript too when it names the items.
       // A merge that ends the run (status) places the "files changed" summary: redraw all too.
@@ -300,7 +372,13 @@ function renderOps(ops: DisplayOp[]): void {
   else [...dirtyItems].sort((a, b) => a - b).forEach(renderItemAt);
   dirtySections.forEach((s) => SECTION[s]());
   renderHeader();
-  if (stick) scrollDown();
+  // A new prompt brings the view back to the end; so does following it.
+  if (stick || full) keepEnd();
+  if (ops.some((op) => op.op === 'push' && op.path[0] === 'items' && (op.value as DisplayItem | undefined)?.kind === 'user')) {
+    cutOff = false;
+    follow = true;
+    scrollDown();
+  }
 }
 
 function resync(): void {
@@ -314,6 +392,7 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   switch (m.type) {
     case 'snapshot':
       display.reset(m.version, m.state ?? {});
+      cutOff = !isRunning() && openEnded(model.state.items ?? []);
       // A new state (another session, or the bounded state seeded again): older items are
       // paged in again from its own history marker.
       older.box.replaceChildren();
@@ -332,10 +411,12 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       break;
     }
     case 'pending': {
-      const stick = nearBottom();
+      // The card takes room from the transcript: its end (the user's prompt, the call) stays in
+      // view above the card, and the card's buttons stay in view below it.
       model.pending = m.items;
       renderCards(ui.pending, m.items, post);
-      if (stick || m.items.length) ui.pending.scrollIntoView?.({ block: 'end' });
+      if (m.items.length) follow = true;
+      keepEnd();
       break;
     }
     case 'commands':
@@ -444,6 +525,16 @@ ui.input.addEventListener('drop', (e) => {
 });
 
 document.addEventListener('click', (e) => {
+  const act = (e.target as Element | null)?.closest?.('button.error-retry, button.error-dismiss') as HTMLElement | null;
+  if (act?.dataset.item) {
+    e.preventDefault();
+    if (act.classList.contains('error-retry')) post({ type: 'retry' });
+    else {
+      dismissed.add(`item:${act.dataset.item}`);
+      act.closest('.item')?.classList.add('hidden');
+    }
+    return;
+  }
   const rewind = (e.target as Element | null)?.closest?.('button.rewind') as HTMLElement | null;
   if (rewind?.dataset.rewind) {
     e.preventDefault();

@@ -4,6 +4,8 @@ import { queuedText } from '../displayState';
 import type { DisplayChild, DisplayItem, DisplayState, Task } from '../protocol';
 import { argsOf } from '../protocol';
 import { renderMarkdown } from './markdown';
+import { argsView } from './argsView';
+import { renderOutput } from './output';
 
 /** Remembers which collapsible parts the user opened, across re-renders. */
 export type OpenSet = Set<string>;
@@ -115,10 +117,24 @@ function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
   const badge = el('span', `badge status-${status}`, STATUS_LABEL[status] ?? status);
   const body: Node[] = [];
   if (item.diff) body.push(renderDiff(item.diff));
-  else if (item.args && Object.keys(item.args).length) body.push(el('pre', 'args', JSON.stringify(item.args, null, 2)));
-  if (item.output) body.push(el('pre', `output${item.isError ? ' is-error' : ''}`, item.output));
+  else body.push(...argsNodes(item.toolName, item.args));
+  if (item.output) body.push(renderOutput(item.output, !!item.isError).block);
   const d = collapsible(`${item.id}:tool`, open, `tool status-${status}${item.isError ? ' is-error' : ''}`, [icon, name, subject, badge], body);
   return d;
+}
+
+/** A call's arguments as people read them: a command, a diff, or "key: value" lines (bug 6). */
+export function argsNodes(toolName: string | undefined, args: unknown): Node[] {
+  const v = argsView(toolName, args);
+  if (v.kind === 'command') return [el('pre', 'args args-command', `$ ${v.text}`)];
+  if (v.kind === 'diff') return [renderDiff(v.diff)];
+  if (v.kind === 'lines') return [el('pre', 'args', v.text)];
+  return [];
+}
+
+/** The "Full output: /path" line of a cut output, shown under the item even when it is folded. */
+function fullOutput(item: DisplayItem): HTMLElement | undefined {
+  return item.output ? renderOutput(item.output, !!item.isError).full : undefined;
 }
 
 /** The new problems a tool's change made, under its item (always visible). */
@@ -235,15 +251,21 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
     }
     case 'tool':
       wrap.append(renderTool(item, open));
+      {
+        const full = fullOutput(item);
+        if (full) wrap.append(full);
+      }
       if (item.diagnostics?.length) wrap.append(renderDiagnostics(item.diagnostics));
       if (item.child) wrap.append(renderChild(item, item.child, open));
       break;
     case 'bash': {
       const cmd = String(item.command ?? (argsOf(item.args).command as string | undefined) ?? item.text ?? '');
       const body: Node[] = [];
-      if (item.output) body.push(el('pre', 'output', item.output));
+      if (item.output) body.push(renderOutput(item.output, false).block);
       if (typeof item.exitCode === 'number') body.push(el('div', 'exit', `exit code ${item.exitCode}`));
       wrap.append(collapsible(`${item.id}:bash`, open, 'tool bash', [el('span', 'tool-name', '$'), el('span', 'tool-subject', shorten(cmd, 100))], body));
+      const full = fullOutput(item);
+      if (full) wrap.append(full);
       break;
     }
     case 'summary':
@@ -251,9 +273,20 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
         collapsible(`${item.id}:summary`, open, 'summary', [el('span', '', summaryTitle(item))], [markdown(item.text ?? '', 'summary-text')]),
       );
       break;
-    case 'error':
+    case 'error': {
+      // Shown once, here (not again in the bottom block), with Retry and a dismiss (bug 8).
       wrap.append(el('div', 'error-text', item.text ?? 'error'));
+      const row = el('div', 'error-actions');
+      const retry = el('button', 'error-retry', 'Retry');
+      retry.title = 'Run again from here (agent/retry)';
+      const close = el('button', 'error-dismiss', '×');
+      close.title = 'Dismiss';
+      retry.dataset.item = item.id;
+      close.dataset.item = item.id;
+      row.append(retry, close);
+      wrap.append(row);
       break;
+    }
     default:
       wrap.append(el('div', 'info-text', item.text ?? ''));
   }

@@ -151,7 +151,7 @@ describe('chat webview', () => {
       'follow-upthen run the tests',
     ]);
     assert.equal(await page.textContent('#retry'), 'Retrying (attempt 2) in 2s: 429 Too Many Requests');
-    assert.equal(await page.textContent('#errors .error-banner'), 'stream dropped: unexpected EOF');
+    assert.equal(await page.textContent('#errors .error-banner .error-message'), 'stream dropped: unexpected EOF');
   });
 
   it('takes a screenshot', async () => {
