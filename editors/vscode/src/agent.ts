@@ -40,6 +40,8 @@ export interface AgentHost {
    * reopens it instead of an empty chat (issue 33, Missing 1). Absent: always a new session.
    */
   lastSession?: SessionMemory;
+  /** Keys from the walkthrough (SecretStorage), as environment variables for the server. */
+  secretEnv?: () => Promise<Record<string, string>>;
 }
 
 /** Where the last open session of each folder is kept. */
@@ -165,7 +167,9 @@ export class Agent implements vscode.Disposable {
       env: settings.get<Record<string, unknown>>('env'),
       sessionsDir: settings.get<string>('sessionsDir'),
     };
-    const launch = launchConfig(s, this.folder?.uri.fsPath, process.env);
+    // Keys saved by the walkthrough go under the settings' env (an explicit setting wins).
+    const secrets = (await this.host.secretEnv?.().catch(() => undefined)) ?? {};
+    const launch = launchConfig(s, this.folder?.uri.fsPath, { ...process.env, ...secrets });
     const out = this.host.output;
     this.setStatus('starting');
     out.appendLine(`[${this.name}] starting ${launch.command} serve in ${this.cwd}`);
