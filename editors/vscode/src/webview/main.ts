@@ -58,8 +58,9 @@ function renderAttached(): void {
     ...attached.map((a, i) => {
       const label = a.type === 'image' ? `image ${a.mimeType}` : `${a.type === 'selection' ? 'sel' : 'file'} ${a.path.split('/').pop()}${a.type === 'selection' ? `:${a.range.startLine}-${a.range.endLine}` : ''}`;
       const chip = document.createElement('span');
-      chip.className = 'chip';
+      chip.className = `chip chip-${a.type}`;
       chip.textContent = label;
+      if (a.type === 'image') chip.prepend(thumbnail(a.mimeType, a.data));
       const x = document.createElement('button');
       x.className = 'chip-remove';
       x.textContent = '×';
@@ -73,6 +74,34 @@ function renderAttached(): void {
     }),
   );
   ui.attachments.classList.toggle('hidden', attached.length === 0);
+}
+
+/** A small picture of an image attachment (the chip on the input, and in the sent message). */
+function thumbnail(mimeType: string, data: string): HTMLImageElement {
+  const img = document.createElement('img');
+  img.className = 'thumb';
+  img.alt = mimeType;
+  if (/^image\/(png|jpeg|gif|webp)$/.test(mimeType)) img.src = `data:${mimeType};base64,${data}`;
+  return img;
+}
+
+/**
+ * The images of prompts sent from this page, oldest first: the state lists an image attachment
+ * without its bytes, so the user's message shows the picture kept here (by prompt text).
+ */
+const sentImages: Array<{ text: string; images: Array<{ mimeType: string; data: string }> }> = [];
+
+/** Puts thumbnails on the image chips of user messages this page sent. */
+function decorateImages(root: ParentNode): void {
+  for (const sent of sentImages) {
+    root.querySelectorAll<HTMLElement>('.item.kind-user').forEach((u) => {
+      if (u.querySelector('.user-text')?.textContent !== sent.text) return;
+      u.querySelectorAll<HTMLElement>('.chip-image').forEach((chip, i) => {
+        const img = sent.images[i];
+        if (img && !chip.querySelector('img')) chip.prepend(thumbnail(img.mimeType, img.data));
+      });
+    });
+  }
 }
 
 const display = new DisplayModel();
@@ -179,6 +208,7 @@ function renderTranscript(): void {
   const cut = cutOffNote(items);
   if (cut) nodes.push(cut);
   ui.transcript.replaceChildren(older.box, ...nodes);
+  decorateImages(ui.transcript);
   if (items.length === 0 && older.box.childElementCount === 0) ui.transcript.append(emptyHint());
 }
 
@@ -238,6 +268,7 @@ function renderItemAt(i: number): void {
     ui.transcript.querySelector(':scope > .empty')?.remove();
     ui.transcript.append(node);
   } else renderTranscript();
+  if (it.kind === 'user' && sentImages.length) decorateImages(ui.transcript);
 }
 
 function renderHeader(): void {
@@ -472,6 +503,11 @@ function send(behavior: 'steer' | 'followUp'): void {
     if (text.includes(`@${p}`)) context.push({ type: 'file', path: p });
   }
   completions.mentioned.clear();
+  const images = context.flatMap((c) => (c.type === 'image' ? [{ mimeType: c.mimeType, data: c.data }] : []));
+  if (images.length) {
+    sentImages.push({ text, images });
+    if (sentImages.length > 20) sentImages.shift();
+  }
   attached.length = 0;
   renderAttached();
   post(context.length ? { type: 'send', text, behavior, context } : { type: 'send', text, behavior });

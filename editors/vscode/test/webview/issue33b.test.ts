@@ -174,6 +174,27 @@ describe('chat webview (issue 33, second part)', () => {
     assert.equal(await page.$eval('#transcript', (t) => t.scrollTop), top);
   });
 
+  it('shows the attached context as chips before sending, and an image as a thumbnail in the sent message', async () => {
+    // A 1×1 PNG.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+    await send(page, { type: 'snapshot', version: 20, state: state({ items: [user('u1', 'hi'), answer('a1', 'Hello.')] }) });
+    await send(page, { type: 'addContext', item: { type: 'selection', path: '/w/main.go', range: { startLine: 3, endLine: 9 }, text: 'func main() {}' } as never });
+    await send(page, { type: 'addContext', item: { type: 'image', mimeType: 'image/png', data: png } });
+    await page.waitForSelector('#attachments .chip-image img.thumb');
+    assert.deepEqual(await page.$$eval('#attachments .chip', (cs) => cs.map((c) => c.textContent?.replace('×', ''))), ['sel main.go:3-9', 'image image/png']);
+    assert.ok(await page.$eval('#attachments img.thumb', (i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth === 1), 'the thumbnail shows the picture');
+    await clearPosted(page);
+    await page.fill('#input', 'what is in the picture?');
+    await page.press('#input', 'Enter');
+    const sent = await waitPosted(page, 'send');
+    assert.equal((sent.context as unknown[]).length, 2);
+    assert.equal(await page.locator('#attachments').isVisible(), false, 'the chips went with the prompt');
+    // The state lists the image without its bytes; the message shows the picture sent.
+    await send(page, { type: 'ops', version: 21, ops: [{ op: 'push', path: ['items'], value: { id: 'u2', kind: 'user', text: 'what is in the picture?', attachments: [{ type: 'selection', path: 'main.go', lines: '3-9' }, { type: 'image' }] } }] } as never);
+    await page.waitForSelector('.kind-user[data-id="u2"] .chip-image img.thumb');
+    assert.equal(await page.locator('.kind-user[data-id="u2"] .chip-selection').textContent(), 'sel main.go:3-9');
+  });
+
   it('answers a question that has options in free text ("Other…")', async () => {
     const q: PendingUi = { key: 'question:q1', kind: 'question', req: { id: 'q1', question: 'Which database?', options: ['sqlite', 'postgres'], selectionMode: 'single' } as never };
     await send(page, { type: 'pending', items: [q] });
