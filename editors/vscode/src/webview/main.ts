@@ -226,24 +226,16 @@ function openEnded(items: DisplayItem[]): boolean {
 }
 
 /**
- * The mark under a run that was cut off (Missing 1): the state's own end reason when it carries
- * one, else a snapshot of an idle session whose last turn never ended.
+ * The mark under a run that was cut off (Missing 1): a snapshot of an idle session whose last
+ * turn never ended (a prompt with no answer, a tool still running). An answer that was cut says
+ * so itself (its endReason, "client_gone" after a reload).
  */
 function cutOffNote(items: DisplayItem[]): HTMLElement | undefined {
-  if (isRunning()) return undefined;
-  const reason = endReasonText(model.state);
-  if ((!reason && !cutOff) || !items.length) return undefined;
+  if (isRunning() || !cutOff || !items.length) return undefined;
   const d = document.createElement('div');
   d.className = 'cut-off'; // not an .item: item indices are the state's
-  d.textContent = `${reason || 'This run was cut off (the window reloaded or pi-lsp stopped) before it ended'}. Send a message to go on.`;
+  d.textContent = 'This run was cut off (the window reloaded or pi-lsp stopped) before it ended. Send a message to go on.';
   return d;
-}
-
-/** The end reason the state gives for its last run when the client went away (helper j27's field). */
-function endReasonText(s: DisplayState): string {
-  const r = (s as { lastRun?: { endReason?: unknown } }).lastRun?.endReason ?? (s as { endReason?: unknown }).endReason;
-  if (r === 'client_gone' || r === 'clientGone' || r === 'client went away') return 'This run was cut off: the editor went away (a window reload) before it ended';
-  return '';
 }
 
 ui.transcript.addEventListener('scroll', () => {

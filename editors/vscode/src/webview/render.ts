@@ -206,6 +206,13 @@ export function planHandover(text: string | undefined): string | undefined {
   return PLAN_HANDOVER.exec(text ?? '')?.[1];
 }
 
+/** Why an answer was cut, from its endReason (docs/protocol.md, "Run end reasons"). */
+export function interruptedText(endReason: string | undefined): string {
+  if (endReason === 'client_gone') return 'interrupted: the client went away (a window reload or a closed editor)';
+  if (endReason === 'error') return 'interrupted by an error';
+  return 'interrupted by Stop';
+}
+
 /** One transcript item. */
 export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
   const handover = item.kind === 'user' ? planHandover(item.text as string | undefined) : undefined;
@@ -246,7 +253,7 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
       }
       if (item.text) wrap.append(markdown(item.text, 'answer'));
       if (item.streaming) wrap.append(el('span', 'cursor', '▍'));
-      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', 'interrupted by Stop'));
+      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', interruptedText((item as { endReason?: string }).endReason)));
       break;
     }
     case 'tool':
@@ -344,6 +351,9 @@ export function errorText(e: unknown): string {
   if (e && typeof e === 'object') {
     const m = (e as { message?: unknown }).message;
     if (typeof m === 'string') return m;
+    // The display state's banner shape ({"text", "itemId"}).
+    const t = (e as { text?: unknown }).text;
+    if (typeof t === 'string') return t;
   }
   return JSON.stringify(e);
 }

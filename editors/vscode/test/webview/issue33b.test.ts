@@ -41,6 +41,11 @@ describe('chat webview (issue 33, second part)', () => {
     await send(page, { type: 'snapshot', version: 1, state: state({ items: [user('u1', 'hi'), answer('a1', 'Hello.'), user('u2', 'count to a million')] }) });
     await page.waitForSelector('.cut-off');
     assert.match((await page.textContent('.cut-off')) ?? '', /cut off/);
+    // An answer the reload cut says so itself (its end reason), not "by Stop".
+    await send(page, { type: 'snapshot', version: 2, state: state({ items: [user('u1', 'count'), { id: 'a1', kind: 'assistant', text: 'one two', status: 'interrupted', endReason: 'client_gone' }] }) });
+    await page.waitForSelector('.interrupted');
+    assert.match((await page.textContent('.interrupted')) ?? '', /client went away/);
+    assert.equal(await page.locator('.cut-off').count(), 0, 'said once');
     // An answered session is not marked.
     await send(page, { type: 'snapshot', version: 2, state: state({ items: [user('u1', 'hi'), answer('a1', 'Hello.')] }) });
     await page.waitForSelector('.kind-assistant');
