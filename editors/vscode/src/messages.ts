@@ -46,5 +46,7 @@ export type FromWebview =
   | { type: 'older'; before: string }
   /** Retry after a provider error (agent/retry). */
   | { type: 'retry' }
+  /** Edit (text) or remove (no text) a queued message that still reads `expect` (agent/editQueue). */
+  | { type: 'editQueue'; queue: 'steering' | 'followUp'; index: number; expect: string; text?: string }
   | { type: 'openSession'; path: string }
   | { type: 'rewind'; itemId: string };

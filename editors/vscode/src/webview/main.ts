@@ -552,6 +552,32 @@ ui.input.addEventListener('drop', (e) => {
   if (attachImages(e.dataTransfer?.files)) e.preventDefault();
 });
 
+// A queued message: Remove drops it; Edit turns its row into a box (Enter saves, Esc cancels).
+ui.queue.addEventListener('click', (e) => {
+  const b = (e.target as Element | null)?.closest?.('button.queued-edit, button.queued-remove') as HTMLElement | null;
+  const row = b?.closest('.queued') as HTMLElement | null;
+  if (!b || !row) return;
+  const at = { queue: row.dataset.queue as 'steering' | 'followUp', index: Number(row.dataset.index), expect: row.dataset.text ?? '' };
+  if (b.classList.contains('queued-remove')) return post({ type: 'editQueue', ...at });
+  const box = document.createElement('textarea');
+  box.className = 'queued-editor';
+  box.rows = 2;
+  box.value = at.expect;
+  box.addEventListener('keydown', (k) => {
+    if (k.key === 'Enter' && !k.shiftKey) {
+      k.preventDefault();
+      if (box.value.trim()) post({ type: 'editQueue', ...at, text: box.value });
+      else post({ type: 'editQueue', ...at });
+    } else if (k.key === 'Escape') {
+      k.preventDefault();
+      k.stopPropagation();
+      renderQueue(ui.queue, model.state);
+    }
+  });
+  row.replaceChildren(box);
+  box.focus();
+});
+
 document.addEventListener('click', (e) => {
   const act = (e.target as Element | null)?.closest?.('button.error-retry, button.error-dismiss') as HTMLElement | null;
   if (act?.dataset.item) {

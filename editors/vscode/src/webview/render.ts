@@ -334,15 +334,23 @@ export function renderQueue(box: HTMLElement, state: DisplayState): void {
   const steering = state.queue?.steering ?? [];
   const followUp = state.queue?.followUp ?? [];
   const rows: HTMLElement[] = [];
-  for (const m of steering) rows.push(queueRow('steer', queuedText(m)));
-  for (const m of followUp) rows.push(queueRow('follow-up', queuedText(m)));
+  steering.forEach((m, i) => rows.push(queueRow('steer', 'steering', i, queuedText(m))));
+  followUp.forEach((m, i) => rows.push(queueRow('follow-up', 'followUp', i, queuedText(m))));
   box.replaceChildren(...rows);
   box.classList.toggle('hidden', rows.length === 0);
 }
 
-function queueRow(kind: string, text: string): HTMLElement {
+/** One queued message, with Edit and Remove (agent/editQueue, issue 33 Missing 6). */
+function queueRow(kind: string, queue: string, index: number, text: string): HTMLElement {
   const r = el('div', `queued queued-${kind}`);
-  r.append(el('span', 'queued-kind', kind), el('span', 'queued-text', shorten(text, 200)));
+  r.dataset.queue = queue;
+  r.dataset.index = String(index);
+  r.dataset.text = text;
+  const edit = el('button', 'queued-edit', '✎');
+  edit.title = 'Edit this message before it is delivered';
+  const remove = el('button', 'queued-remove', '×');
+  remove.title = 'Remove it from the queue';
+  r.append(el('span', 'queued-kind', kind), el('span', 'queued-text', shorten(text, 200)), edit, remove);
   return r;
 }
 

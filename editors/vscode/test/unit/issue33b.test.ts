@@ -10,6 +10,7 @@ import type { Agent } from '../../src/agent';
 import type { AgentManager } from '../../src/manager';
 import type { SessionTree } from '../../src/protocol';
 import { questionReply } from '../../src/replies';
+import { sessionPickItem } from '../../src/commands';
 import { SessionTreeProvider } from '../../src/sessionTree';
 import { e, flatServer } from './flatServer';
 
@@ -64,5 +65,17 @@ describe('session tree after Navigate', () => {
     } finally {
       p.dispose();
     }
+  });
+});
+
+describe('Resume Session picks', () => {
+  it('tell apart two sessions that began alike, by date and last prompt', () => {
+    const base = { id: 's', cwd: '/w', firstMessage: 'hi, who are you?', modified: '2026-12-01T10:00:00Z', entryCount: 4 };
+    const a = sessionPickItem({ ...base, path: '/s/a.jsonl', created: '2026-11-30T09:15:00Z', lastMessage: 'fix the parser' } as never);
+    const b = sessionPickItem({ ...base, path: '/s/b.jsonl', created: '2026-12-01T08:00:00Z', lastMessage: 'write the docs' } as never);
+    assert.equal(a.label, b.label, 'the same first prompt');
+    assert.match(a.description ?? '', /started 2026-11-30 09:15/);
+    assert.match(a.detail ?? '', /last: fix the parser/);
+    assert.match(b.detail ?? '', /last: write the docs/);
   });
 });

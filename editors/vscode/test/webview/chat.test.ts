@@ -146,7 +146,7 @@ describe('chat webview', () => {
   it('shows the queue, retry and errors', async () => {
     await send(page, toMessage(frames()[12]));
     await page.waitForSelector('#queue .queued');
-    assert.deepEqual(await page.$$eval('#queue .queued', (e) => e.map((x) => x.textContent)), [
+    assert.deepEqual(await page.$$eval('#queue .queued', (e) => e.map((x) => `${x.querySelector('.queued-kind')?.textContent}${x.querySelector('.queued-text')?.textContent}`)), [
       'steeruse tabs, not spaces',
       'follow-upthen run the tests',
     ]);

@@ -200,6 +200,23 @@ describe('chat webview (issue 33, second part)', () => {
     assert.equal(await page.locator('.kind-user[data-id="u2"] .chip-selection').textContent(), 'sel main.go:3-9');
   });
 
+  it('edits and removes a queued message (agent/editQueue)', async () => {
+    await send(page, { type: 'snapshot', version: 30, state: state({ status: 'running', items: [user('u1', 'work')], queue: { steering: ['use tabs'], followUp: ['then run the tests', 'and commit'] } }) });
+    await page.waitForSelector('#queue .queued');
+    await clearPosted(page);
+    await page.click('#queue .queued[data-queue="followUp"][data-index="1"] .queued-remove');
+    assert.deepEqual(await waitPosted(page, 'editQueue'), { type: 'editQueue', queue: 'followUp', index: 1, expect: 'and commit' });
+    await clearPosted(page);
+    await page.click('#queue .queued[data-queue="steering"] .queued-edit');
+    await page.fill('#queue .queued-editor', 'use spaces');
+    await page.press('#queue .queued-editor', 'Enter');
+    assert.deepEqual(await waitPosted(page, 'editQueue'), { type: 'editQueue', queue: 'steering', index: 0, expect: 'use tabs', text: 'use spaces' });
+    // The state's queue is what the rows show.
+    await send(page, { type: 'ops', version: 31, ops: [{ op: 'set', path: ['queue'], value: { steering: ['use spaces'], followUp: ['then run the tests'] } }] } as never);
+    await page.waitForFunction(() => document.querySelectorAll('#queue .queued').length === 2 && !document.querySelector('#queue .queued-editor'));
+    assert.equal(await page.textContent('#queue .queued[data-queue="steering"] .queued-text'), 'use spaces');
+  });
+
   it('answers a question that has options in free text ("Other…")', async () => {
     const q: PendingUi = { key: 'question:q1', kind: 'question', req: { id: 'q1', question: 'Which database?', options: ['sqlite', 'postgres'], selectionMode: 'single' } as never };
     await send(page, { type: 'pending', items: [q] });
