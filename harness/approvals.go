@@ -265,8 +265,15 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 		}
 		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat), nil
 	}
+	preview, failure := h.previewFor(ctx, call)
+	if failure != "" {
+		// The edit cannot apply (its oldText is not in the file): asking
+		// the user to approve a change that would fail wastes their time,
+		// so the call fails now with the tool's own reason.
+		return failure, nil
+	}
 	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: call.Args, Display: display, Subagent: sub,
-		Preview: h.previewFor(ctx, call)}
+		Preview: preview}
 	if out != nil {
 		req.OutsideWorkspace, req.ResolvedPath, req.Access = true, out.resolved, accessWord(out.write)
 		req.Display = fmt.Sprintf("OUTSIDE THE WORKSPACE: %s %s\n%s", accessWord(out.write), out.resolved, req.Display)

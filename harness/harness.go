@@ -85,6 +85,9 @@ type Config struct {
 	GoalCheckTimeout time.Duration
 	// Checkpoints configure the workspace checkpoints (checkpoints.go).
 	Checkpoints CheckpointSettings
+	// GenerateTitles names an unnamed session after its first answer with
+	// one short model call (title.go).
+	GenerateTitles bool
 }
 
 // Harness is one agent: a current session, a model, a mode and a run at a
@@ -148,6 +151,7 @@ type Harness struct {
 	sa              subagentState   // subagents: see subagent.go
 	code            codeState       // language servers: see diagnostics.go
 	ck              checkpointState // workspace checkpoints: see checkpoints.go
+	titles          titler          // generated session titles: see title.go
 }
 
 // New builds a harness. It opens no session: the first prompt creates one
@@ -263,6 +267,7 @@ func (h *Harness) Close() error {
 	h.owner.close()
 	h.cancelBash()
 	_ = h.owner.wait(context.Background())
+	h.titles.stop()
 	h.closeJobs()
 	if h.cfg.MCP != nil {
 		h.cfg.MCP.Close()

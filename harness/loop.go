@@ -49,6 +49,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		if ctx.Err() != nil {
 			endReason = string(llm.StopAborted) // aborted while its goal was judged
 		}
+		h.maybeTitle(ctx, model, endReason) // title.go
 		h.owner.finish(endReason, x.planApproved.Load(), verdict)
 	}()
 

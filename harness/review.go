@@ -39,17 +39,18 @@ func askApproval(ctx context.Context, ui UI, req ApprovalRequest) (ApprovalReply
 }
 
 // previewFor computes the preview of an edit or write call for its approval
-// request, masked as the wire would mask it.
-func (h *Harness) previewFor(ctx context.Context, call tools.Call) *tools.Preview {
+// request, masked as the wire would mask it. failure is set instead when
+// the edit cannot apply as it stands: the call fails with it, unasked.
+func (h *Harness) previewFor(ctx context.Context, call tools.Call) (preview *tools.Preview, failure string) {
 	if !tools.Reviewable(call.Name) {
-		return nil
+		return nil, ""
 	}
-	p, ok := tools.PreviewCall(ctx, h.cfg.Env, call)
-	if !ok {
-		return nil
+	p, failure, ok := tools.CheckCall(ctx, h.cfg.Env, call)
+	if !ok || failure != "" {
+		return nil, failure
 	}
 	p = p.Mask(h.redact)
-	return &p
+	return &p, ""
 }
 
 // reviewed checks a reply's content against the request: it returns the

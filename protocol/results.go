@@ -19,11 +19,13 @@ type SessionResult struct {
 // SessionListItem is one session of session/list: the stored info plus a
 // title, a fork marker and whether it is the current session.
 type SessionListItem struct {
-	ID            string    `json:"id"`
-	Path          string    `json:"path"`
-	Cwd           string    `json:"cwd"`
-	Name          string    `json:"name,omitempty"`
-	FirstMessage  string    `json:"firstMessage"`
+	ID           string `json:"id"`
+	Path         string `json:"path"`
+	Cwd          string `json:"cwd"`
+	Name         string `json:"name,omitempty"`
+	FirstMessage string `json:"firstMessage"`
+	// LastMessage is the last user prompt when there is more than one.
+	LastMessage   string    `json:"lastMessage,omitempty"`
 	ParentSession string    `json:"parentSession,omitempty"`
 	Created       time.Time `json:"created"`
 	Modified      time.Time `json:"modified"`

@@ -7,11 +7,13 @@ import (
 
 // SessionInfo is one session of session/list.
 type SessionInfo struct {
-	ID            string    `json:"id"`
-	Path          string    `json:"path"`
-	Cwd           string    `json:"cwd"`
-	Name          string    `json:"name,omitempty"`
-	FirstMessage  string    `json:"firstMessage"`
+	ID           string `json:"id"`
+	Path         string `json:"path"`
+	Cwd          string `json:"cwd"`
+	Name         string `json:"name,omitempty"`
+	FirstMessage string `json:"firstMessage"`
+	// LastMessage is the last user prompt when there is more than one.
+	LastMessage   string    `json:"lastMessage,omitempty"`
 	ParentSession string    `json:"parentSession,omitempty"`
 	Created       time.Time `json:"created"`
 	Modified      time.Time `json:"modified"`

@@ -50,7 +50,7 @@ func toTasks(ts []tools.Task) []protocol.Task { return display.WireTasks(ts) }
 func toSessions(list []session.Info) []protocol.SessionInfo {
 	out := make([]protocol.SessionInfo, 0, len(list))
 	for _, i := range list {
-		out = append(out, protocol.SessionInfo{ID: i.ID, Path: i.Path, Cwd: i.Cwd, Name: i.Name, FirstMessage: i.FirstMessage,
+		out = append(out, protocol.SessionInfo{ID: i.ID, Path: i.Path, Cwd: i.Cwd, Name: i.Name, FirstMessage: i.FirstMessage, LastMessage: i.LastMessage,
 			ParentSession: i.ParentSession, Created: i.Created, Modified: i.Modified, EntryCount: i.EntryCount})
 	}
 	return out

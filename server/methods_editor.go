@@ -111,7 +111,7 @@ func isNoUI(err error) bool { return errors.Is(err, tools.ErrNoUI) }
 func listItems(list []session.Info, includeEmpty bool, current string) []protocol.SessionListItem {
 	out := []protocol.SessionListItem{}
 	for _, in := range list {
-		it := protocol.SessionListItem{ID: in.ID, Path: in.Path, Cwd: in.Cwd, Name: in.Name, FirstMessage: in.FirstMessage, ParentSession: in.ParentSession,
+		it := protocol.SessionListItem{ID: in.ID, Path: in.Path, Cwd: in.Cwd, Name: in.Name, FirstMessage: in.FirstMessage, LastMessage: in.LastMessage, ParentSession: in.ParentSession,
 			Created: in.Created, Modified: in.Modified, EntryCount: in.EntryCount,
 			Title: session.Title(in.Name, in.FirstMessage), Fork: in.ParentSession != "" && !strings.Contains(filepath.ToSlash(in.Path), "/subagents/"), Current: in.ID == current}
 		it.Empty = it.Title == ""

@@ -97,6 +97,7 @@ func (a *agent) register(s *rpc.Server) {
 	a.registerGoal(s)
 	a.registerJobs(s) // methods_jobs.go
 	a.registerRewind(s)
+	a.registerQueue(s) // methods_queue.go
 }
 
 func entries(h *harness.Harness, ids []string, fromID string, limit int) (any, error) {

@@ -19,11 +19,14 @@ import (
 
 // Info describes a session file for a session list.
 type Info struct {
-	ID            string    `json:"id"`
-	Path          string    `json:"path"`
-	Cwd           string    `json:"cwd"`
-	Name          string    `json:"name,omitempty"`
-	FirstMessage  string    `json:"firstMessage"`
+	ID           string `json:"id"`
+	Path         string `json:"path"`
+	Cwd          string `json:"cwd"`
+	Name         string `json:"name,omitempty"`
+	FirstMessage string `json:"firstMessage"`
+	// LastMessage is the text of the last user message in the file (any
+	// branch); "" when it is the first.
+	LastMessage   string    `json:"lastMessage,omitempty"`
 	ParentSession string    `json:"parentSession,omitempty"`
 	Created       time.Time `json:"created"`
 	Modified      time.Time `json:"modified"`
@@ -31,6 +34,9 @@ type Info struct {
 
 	// activity is the latest user or assistant message time seen so far.
 	activity time.Time
+	// lastUser is the last user message line after the first, decoded once
+	// the file is read.
+	lastUser []byte
 }
 
 // List returns the sessions of cwd under root, newest first. It reads each
@@ -204,8 +210,17 @@ func readInfo(path string) *Info {
 	if !info.activity.IsZero() {
 		info.Modified = info.activity
 	}
+	if info.lastUser != nil {
+		if e, err := decodeEntry(info.lastUser); err == nil && e.Message != nil {
+			info.LastMessage = blocksText(e.Message.Content)
+		}
+		info.lastUser = nil
+	}
 	return info
 }
+
+// quotedUser is the role value of a user message line.
+var quotedUser = []byte(`"user"`)
 
 // addLine accounts for one entry line of a listed file.
 func (info *Info) addLine(line []byte) {
@@ -223,10 +238,15 @@ func (info *Info) addLine(line []byte) {
 		if t, ok := activityTime(line); ok && t.After(info.activity) {
 			info.activity = t
 		}
-		if info.FirstMessage != "" {
-			return
+		if !bytes.Contains(line[:min(len(line), 512)], quotedUser) {
+			return // cheap: a user line names its role near its start
 		}
 		if li, err := scanLine(line); err != nil || li.role != "user" {
+			return
+		}
+		if info.FirstMessage != "" {
+			// The line buffer is reused: keep a copy of the latest.
+			info.lastUser = append(info.lastUser[:0], line...)
 			return
 		}
 		if e, err := decodeEntry(line); err == nil && e.Message != nil {

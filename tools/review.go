@@ -48,40 +48,53 @@ func Reviewable(tool string) bool { return tool == "edit" || tool == "write" }
 // for other tools and for calls that would fail (the tool then reports the
 // failure when it runs).
 func PreviewCall(ctx context.Context, e env.Env, call Call) (p Preview, ok bool) {
+	p, failure, ok := CheckCall(ctx, e, call)
+	return p, ok && failure == ""
+}
+
+// CheckCall is PreviewCall that also says why an edit would fail: failure
+// is the error the edit tool would return if it ran now (its text, word for
+// word), so a call that cannot apply is failed before anyone is asked to
+// approve it. ok is false for tools without a preview and for calls whose
+// arguments the tool itself rejects (it reports that when it runs).
+func CheckCall(ctx context.Context, e env.Env, call Call) (p Preview, failure string, ok bool) {
 	switch call.Name {
 	case "edit":
 		var a editArgs
 		if decodeArgs(call.Args, &a) != nil {
-			return Preview{}, false
+			return Preview{}, "", false
 		}
 		if a.Path == "" {
 			a.Path = a.FilePath
 		}
 		edits, err := a.parseEdits()
 		if a.Path == "" || err != nil {
-			return Preview{}, false
+			return Preview{}, "", false
 		}
 		abs := resolvePath(e, a.Path)
 		data, err := e.ReadFile(ctx, abs)
 		if err != nil {
-			return Preview{}, false
+			if ctx.Err() != nil {
+				return Preview{}, "", false
+			}
+			return Preview{}, fmt.Sprintf("Could not edit file: %s. %s.", a.Path, fsErrorText(err, a.Path)), true
 		}
 		base := normalizeLF(strings.TrimPrefix(string(data), "\uFEFF"))
 		updated, err := applyEdits(base, edits, a.Path)
 		if err != nil {
-			return Preview{}, false
+			return Preview{}, err.Error(), true
 		}
-		return newPreview(e, abs, base, updated, false), true
+		return newPreview(e, abs, base, updated, false), "", true
 	case "write":
 		var a writeArgs
 		if decodeArgs(call.Args, &a) != nil || a.Content == nil {
-			return Preview{}, false
+			return Preview{}, "", false
 		}
 		if a.Path == "" {
 			a.Path = a.FilePath
 		}
 		if a.Path == "" {
-			return Preview{}, false
+			return Preview{}, "", false
 		}
 		abs := resolvePath(e, a.Path)
 		old, newFile := "", false
@@ -90,11 +103,11 @@ func PreviewCall(ctx context.Context, e env.Env, call Call) (p Preview, ok bool)
 		} else if env.CodeOf(err) == env.CodeNotFound {
 			newFile = true
 		} else {
-			return Preview{}, false
+			return Preview{}, "", false
 		}
-		return newPreview(e, abs, old, *a.Content, newFile), true
+		return newPreview(e, abs, old, *a.Content, newFile), "", true
 	}
-	return Preview{}, false
+	return Preview{}, "", false
 }
 
 func newPreview(e env.Env, abs, before, after string, newFile bool) Preview {

@@ -130,13 +130,10 @@ func sessionsList(ctx context.Context, args []string, stdout io.Writer) error {
 		return writeJSON(stdout, list)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODIFIED\tENTRIES\tID\tTITLE\tPATH")
+	fmt.Fprintln(tw, "MODIFIED\tENTRIES\tID\tTITLE\tLAST PROMPT\tPATH")
 	for _, in := range list {
-		title := in.Name
-		if title == "" {
-			title = in.FirstMessage
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", in.Modified.Local().Format(time.DateTime), in.EntryCount, shortID(in.ID), oneLine(title, 60), in.Path)
+		title := session.Title(in.Name, in.FirstMessage)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", in.Modified.Local().Format(time.DateTime), in.EntryCount, shortID(in.ID), oneLine(title, 60), oneLine(session.Title("", in.LastMessage), 40), in.Path)
 	}
 	return tw.Flush()
 }

@@ -169,6 +169,10 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 	if err != nil {
 		return nil, err
 	}
+	titles, err := generateTitles(settingsPath()) // titles.go
+	if err != nil {
+		return nil, err
+	}
 	local := env.NewLocal(abs)
 	local.SandboxHelper = sandboxHelper() // pi-lsp __sandbox-exec
 	var e env.Env = local
@@ -199,6 +203,7 @@ func (c *common) newHarnessEnv(log *slog.Logger, reg *llm.Registry, cwd string, 
 		Diagnostics:     diag,
 		LangServers:     servers,
 		Checkpoints:     checkpoints,
+		GenerateTitles:  titles,
 		// auth.json's keys are secrets for the redactor, like $*_API_KEY.
 		// So are the MCP servers' OAuth tokens (mcp-auth.json).
 		Environ:      append(append(os.Environ(), c.auth(log).Secrets()...), mcpTokens().Secrets()...),

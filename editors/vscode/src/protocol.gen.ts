@@ -370,6 +370,16 @@ export interface DraftsResult {
   returnedDrafts: string[];
 }
 
+/** EditQueueParams are agent/editQueue's params: the queued message at Index
+ * of Queue ("steering" or "followUp"), which must still read Expect, gets
+ * Text as its typed text; without Text it is removed. */
+export interface EditQueueParams {
+  queue: string;
+  index: number;
+  expect: string;
+  text?: string | null;
+}
+
 /** EditorDiagnosticsParams are the params of editor/diagnostics (server →
  * client): absolute paths, and how long the client lets its language
  * servers settle after the last change before it answers. */
@@ -1228,6 +1238,11 @@ export interface Retry {
   error: string;
 }
 
+/** RetryResult is agent/retry's result. */
+export interface RetryResult {
+  accepted: boolean;
+}
+
 /** RewindFileChange is one file a restore would change. */
 export interface RewindFileChange {
   path: string;
@@ -1289,6 +1304,7 @@ export interface SessionInfo {
   cwd: string;
   name?: string;
   firstMessage: string;
+  lastMessage?: string;
   parentSession?: string;
   created: string;
   modified: string;
@@ -1314,6 +1330,7 @@ export interface SessionListItem {
   cwd: string;
   name?: string;
   firstMessage: string;
+  lastMessage?: string;
   parentSession?: string;
   created: string;
   modified: string;
