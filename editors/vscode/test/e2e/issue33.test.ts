@@ -130,8 +130,9 @@ describe('issue 33 in code-server', () => {
 
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
-    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    // A loaded machine (8 helpers on 2 cores) needs longer than the 30 s default.
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { timeout: 240000 });
+    await page.waitForSelector('.monaco-workbench', { timeout: 240000 });
   });
 
   after(async () => {
@@ -211,8 +212,8 @@ describe('issue 33 in code-server', () => {
     await chat.locator('#input').press('Enter');
     await chat.locator('.kind-assistant .answer', { hasText: 'still be here after a window reload' }).waitFor({ timeout: 60000 });
     await page.waitForTimeout(1500); // the workspaceState write
-    await page.reload();
-    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    await page.reload({ timeout: 240000 });
+    await page.waitForSelector('.monaco-workbench', { timeout: 240000 });
     await openChat();
     await chat.locator('.kind-user', { hasText: 'hello there' }).waitFor({ timeout: 60000 });
     await chat.locator('.kind-assistant .answer', { hasText: 'still be here after a window reload' }).waitFor({ timeout: 30000 });
