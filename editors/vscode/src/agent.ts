@@ -1,6 +1,7 @@
 // Agent: the pi-lsp server of one workspace folder as the extension sees it: the child process
 // (started on first use, restarted after a crash), the display state it pushes, and the
 // server → client requests waiting for the user.
+import * as fs from 'fs';
 import * as vscode from 'vscode';
 import { elicit, showDocument } from './mcpAuth';
 import type { CancellationToken } from 'vscode-jsonrpc/node';
@@ -34,6 +35,19 @@ export interface AgentHost {
   focusChat(): void;
   /** Opens pending edits in the diff editor (absent in tests without an editor). */
   reviews?: DiffReviews;
+  /**
+   * The session each folder had open last (the window's workspaceState), so a window reload
+   * reopens it instead of an empty chat (issue 33, Missing 1). Absent: always a new session.
+   */
+  lastSession?: SessionMemory;
+  /** Keys from the walkthrough (SecretStorage), as environment variables for the server. */
+  secretEnv?: () => Promise<Record<string, string>>;
+}
+
+/** Where the last open session of each folder is kept. */
+export interface SessionMemory {
+  get(folderKey: string): string | undefined;
+  set(folderKey: string, sessionPath: string): void;
 }
 
 /** Emitted after the display state changed: a reset (snapshot) or ops applied. */
@@ -56,6 +70,10 @@ export class Agent implements vscode.Disposable {
   private readonly waiters = new Map<string, Waiter>();
   private restarts: number[] = [];
   private disposed = false;
+  /** Whether a server was started in this window already. */
+  private everStarted = false;
+  /** The session path last remembered in host.lastSession. */
+  private remembered: string | undefined;
   status: ServerStatus = 'stopped';
   /** Set while another pi-lsp process owns the session and this one is attached to it (issue 17). */
   attached: { ownerPid?: number } | undefined;
@@ -118,8 +136,30 @@ export class Agent implements vscode.Disposable {
     return r;
   }
 
+  /** The key of this folder in host.lastSession. */
+  private get memoryKey(): string {
+    return this.folder?.uri.toString() ?? '';
+  }
+
+  /** The session this folder had open before the window reloaded, when its file is still there. */
+  private lastSession(): string | undefined {
+    const p = this.host.lastSession?.get(this.memoryKey);
+    return p && fs.existsSync(p) ? p : undefined;
+  }
+
+  /** Remembers the open session (after each display change: a new session, a switch). */
+  private rememberSession(): void {
+    const p = this.display.state.session?.path;
+    if (!p || p === this.remembered || !this.host.lastSession) return;
+    this.remembered = p;
+    this.host.lastSession.set(this.memoryKey, p);
+  }
+
   private async start(session?: string): Promise<PiClient> {
     if (this.disposed) throw new Error('pi-lsp: the extension is shutting down');
+    // The first start of this window reopens the folder's last session (a reload keeps the chat).
+    if (session === undefined && !this.everStarted) session = this.lastSession();
+    this.everStarted = true;
     const settings = vscode.workspace.getConfiguration('piLsp', this.folder?.uri);
     const s: PiSettings = {
       path: settings.get<string>('path'),
@@ -127,7 +167,9 @@ export class Agent implements vscode.Disposable {
       env: settings.get<Record<string, unknown>>('env'),
       sessionsDir: settings.get<string>('sessionsDir'),
     };
-    const launch = launchConfig(s, this.folder?.uri.fsPath, process.env);
+    // Keys saved by the walkthrough go under the settings' env (an explicit setting wins).
+    const secrets = (await this.host.secretEnv?.().catch(() => undefined)) ?? {};
+    const launch = launchConfig(s, this.folder?.uri.fsPath, { ...process.env, ...secrets });
     const out = this.host.output;
     this.setStatus('starting');
     out.appendLine(`[${this.name}] starting ${launch.command} serve in ${this.cwd}`);
@@ -229,6 +271,7 @@ export class Agent implements vscode.Disposable {
 
   private onFrame(frame: DisplayFrame): void {
     const r = this.display.apply(frame);
+    if (r.kind === 'reset' || r.kind === 'applied') this.rememberSession();
     if (r.kind === 'reset') this.displayEmitter.fire({ kind: 'reset' });
     else if (r.kind === 'applied') this.displayEmitter.fire({ kind: 'ops', result: r, version: this.display.version });
     else if (r.kind === 'gap') {
@@ -257,6 +300,7 @@ export class Agent implements vscode.Disposable {
             const snap = await c.request<DisplaySnapshot>('display/snapshot', {});
             if (this.client !== c) return;
             if (this.display.snapshot(snap, asked)) {
+              this.rememberSession();
               this.displayEmitter.fire({ kind: 'reset' });
               return;
             }

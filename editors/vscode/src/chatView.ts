@@ -154,6 +154,13 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           else await a.request('agent/prompt', { text: m.text, streamingBehavior: m.behavior, ...(m.context?.length ? { context: m.context } : {}) });
           break;
         }
+        case 'retry':
+          await a.request('agent/retry', {});
+          break;
+        case 'editQueue':
+          // -32005: delivered meanwhile; the queue in the state has moved on and is redrawn.
+          await a.request('agent/editQueue', { queue: m.queue, index: m.index, expect: m.expect, ...(m.text !== undefined ? { text: m.text } : {}) });
+          break;
         case 'goalStop':
           await a.request('goal/clear', {});
           break;

@@ -47,10 +47,14 @@ export function relativeTime(iso: string | undefined, now = Date.now()): string 
 export function sessionPickItem(s: SessionInfo): vscode.QuickPickItem & { session: SessionInfo } {
   const title = s.title || s.name || s.firstMessage || '(empty session)';
   const marks = `${s.current ? '$(circle-filled) ' : ''}${s.fork ? '$(repo-forked) ' : ''}`;
+  // Two sessions that began alike differ by their date and their last prompt (issue 33, Missing 7).
+  const last = (s as { lastMessage?: string }).lastMessage?.split('\n')[0].slice(0, 100);
+  const started = s.created ? new Date(s.created) : undefined;
+  const date = started && !Number.isNaN(started.getTime()) ? `started ${started.toISOString().slice(0, 16).replace('T', ' ')}` : '';
   return {
     label: `${marks}${title.split('\n')[0].slice(0, 120)}`,
-    description: [relativeTime(s.modified), s.fork ? 'fork' : '', s.current ? 'current' : ''].filter(Boolean).join(' · '),
-    detail: `${s.entryCount ?? 0} entries · ${s.path}`,
+    description: [relativeTime(s.modified), date, s.fork ? 'fork' : '', s.current ? 'current' : ''].filter(Boolean).join(' · '),
+    detail: [last && last !== title.split('\n')[0].slice(0, 100) ? `last: ${last}` : '', `${s.entryCount ?? 0} entries`, s.path].filter(Boolean).join(' · '),
     session: s,
   };
 }

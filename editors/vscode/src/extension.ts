@@ -9,6 +9,7 @@ import { SessionTreeProvider } from './sessionTree';
 import { StatusBar } from './statusBar';
 import { TasksTreeProvider } from './tasksTree';
 import { JobsTreeProvider, registerJobCommands } from './jobsTree';
+import { registerSetup, secretEnv } from './setup';
 
 /** What activate returns; the tests use it to reach the parts. */
 export interface PiLspApi {
@@ -20,12 +21,21 @@ export interface PiLspApi {
   output: vscode.OutputChannel;
 }
 
+/** workspaceState key: folder URI → the session file it had open last. */
+const LAST_SESSION = 'piLsp.lastSession';
+
 export function activate(context: vscode.ExtensionContext): PiLspApi {
   const output = vscode.window.createOutputChannel('pi-lsp');
   let chat: ChatViewProvider | undefined;
   const reviews = new DiffReviews();
+  const state = context.workspaceState;
   const manager = new AgentManager({
     reviews,
+    secretEnv: context.secrets && context.globalState ? () => secretEnv(context) : undefined,
+    lastSession: state && {
+      get: (key) => state.get<Record<string, string>>(LAST_SESSION)?.[key],
+      set: (key, p) => void state.update(LAST_SESSION, { ...state.get<Record<string, string>>(LAST_SESSION), [key]: p }),
+    },
     output,
     chatVisible: () => chat?.visible ?? false,
     focusChat: () => void vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`),
@@ -50,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): PiLspApi {
     ...registerJobCommands(manager),
     vscode.window.createTreeView('piLsp.sessionTree', { treeDataProvider: sessionTree, showCollapseAll: true }),
     ...registerCommands({ manager, chat, sessionTree }),
+    ...registerSetup(context, manager),
   );
   return { manager, chat, tasks, jobs, sessionTree, output };
 }

@@ -44,5 +44,9 @@ export type FromWebview =
   | { type: 'runCommand'; command: string }
   | { type: 'openLink'; href: string }
   | { type: 'older'; before: string }
+  /** Retry after a provider error (agent/retry). */
+  | { type: 'retry' }
+  /** Edit (text) or remove (no text) a queued message that still reads `expect` (agent/editQueue). */
+  | { type: 'editQueue'; queue: 'steering' | 'followUp'; index: number; expect: string; text?: string }
   | { type: 'openSession'; path: string }
   | { type: 'rewind'; itemId: string };

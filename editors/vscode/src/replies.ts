@@ -73,7 +73,7 @@ export interface QuestionAnswer {
 
 /**
  * The reply for a question: a single choice, several choices (multi), free text when the
- * question has no options, or cancelled. Choices not among the options are dropped; an empty
+ * question has no options or the user chose "Other…" (issue 33), or cancelled. Choices not among the options are dropped; an empty
  * answer cancels.
  */
 export function questionReply(req: QuestionRequest, ans: QuestionAnswer): QuestionReply {
@@ -84,9 +84,13 @@ export function questionReply(req: QuestionRequest, ans: QuestionAnswer): Questi
     return text ? { answer: text } : { cancelled: true };
   }
   const picked = (ans.selected ?? []).filter((s) => options.includes(s));
+  // "Other…": the user's own words, beside (multi) or instead of (single) the options.
+  const other = (ans.text ?? '').trim();
   if (req.selectionMode === 'multi') {
-    return picked.length ? { answers: picked } : { cancelled: true };
+    const all = other ? [...picked, other] : picked;
+    return all.length ? { answers: all } : { cancelled: true };
   }
+  if (other) return { answer: other };
   return picked.length ? { answer: picked[0] } : { cancelled: true };
 }
 

@@ -199,13 +199,16 @@ export class SessionTreeProvider implements vscode.TreeDataProvider<SessionEleme
       item.iconPath = new vscode.ThemeIcon('git-branch');
       item.description = n.onBranch ? 'current branch' : 'branch';
       item.contextValue = 'branch';
-      item.id = `branch:${n.id}`;
+      // VS Code keeps an element's expanded state by its id: a branch that became (or stopped
+      // being) the current one is a new element, so it opens (or closes) after Navigate (bug 14).
+      item.id = `branch:${n.id}${n.onBranch ? ':current' : ''}`;
       return item;
     }
     const n = e.node;
     const isLeaf = e.current === true;
     const item = new vscode.TreeItem(`${roleOf(n)}: ${plainLine(n.preview)}`, e.below ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-    item.id = e.end ? `end:${n.id}` : n.id;
+    // A branch point is open after each Navigate, so "← current" under it shows (bug 14).
+    item.id = `${e.end ? `end:${n.id}` : n.id}${e.below ? `@${this.tree?.leafId ?? ''}` : ''}`;
     const desc: string[] = [];
     if (n.label) desc.push(`🏷 ${n.label}`);
     if (isLeaf) desc.push('← current');

@@ -4,6 +4,7 @@ import { approvalButtons, outsideWarning } from '../replies';
 import { renderMarkdown } from './markdown';
 import { el, renderDiff } from './render';
 import { argsOf } from '../protocol';
+import { argsView } from './argsView';
 
 type Post = (m: FromWebview) => void;
 
@@ -17,10 +18,19 @@ function argsSummary(req: Extract<PendingUi, { kind: 'approval' }>['req']): HTML
   const a = argsOf(req.args);
   if (req.toolName === 'bash' && typeof a.command === 'string') return el('pre', 'card-command', a.command);
   if (req.preview) return undefined;
-  if (!Object.keys(a).length) return undefined;
+  const v = argsView(req.toolName, req.args);
+  if (v.kind === 'diff') return renderDiff(v.diff);
+  if (v.kind !== 'lines') return undefined;
   const d = el('details', 'card-args');
-  d.append(el('summary', '', 'Arguments'), el('pre', 'args', JSON.stringify(a, null, 2)));
+  d.open = true;
+  d.append(el('summary', '', 'Arguments'), el('pre', 'args', v.text));
   return d;
+}
+
+/** The one line naming what the approval is for; a bash command shows once, in its block. */
+function cardDisplay(req: Extract<PendingUi, { kind: 'approval' }>['req']): string {
+  if (req.toolName === 'bash' && typeof argsOf(req.args).command === 'string') return '';
+  return req.display ?? '';
 }
 
 function approvalCard(p: Extract<PendingUi, { kind: 'approval' }>, post: Post): HTMLElement {
@@ -39,7 +49,7 @@ function approvalCard(p: Extract<PendingUi, { kind: 'approval' }>, post: Post): 
     link.href = '#';
     link.dataset.path = pv.path;
     card.append(link);
-  } else if (p.req.display) card.append(el('div', 'card-display', p.req.display));
+  } else if (cardDisplay(p.req)) card.append(el('div', 'card-display', cardDisplay(p.req)));
   // The diff scrolls inside the card; the buttons stay below it, always in view.
   const body = el('div', 'card-body');
   if (pv?.diff) {
@@ -130,12 +140,14 @@ function questionCard(p: Extract<PendingUi, { kind: 'question' }>, post: Post): 
       label.append(cb, el('span', '', o));
       list.append(label);
     }
+    const other = otherInput();
     const submit = el('button', 'primary', 'Submit');
     submit.addEventListener('click', () => {
       disableAll(card);
-      post({ type: 'answer', key: p.key, answer: { selected: boxes.filter((b) => b.checked).map((b) => b.value) } });
+      const selected = boxes.filter((b) => b.checked).map((b) => b.value);
+      post({ type: 'answer', key: p.key, answer: other.value.trim() ? { selected, text: other.value } : { selected } });
     });
-    card.append(list);
+    card.append(list, other);
     row.append(submit, cancel);
   } else {
     for (const o of options) {
@@ -146,10 +158,40 @@ function questionCard(p: Extract<PendingUi, { kind: 'question' }>, post: Post): 
       });
       row.append(b);
     }
-    row.append(cancel);
+    // "Other…" opens a text answer in the user's own words.
+    const other = otherInput();
+    other.classList.add('hidden');
+    const otherBtn = el('button', 'option-other', 'Other…');
+    const sendOther = () => {
+      if (!other.value.trim()) return;
+      disableAll(card);
+      post({ type: 'answer', key: p.key, answer: { text: other.value } });
+    };
+    otherBtn.addEventListener('click', () => {
+      if (other.classList.contains('hidden')) {
+        other.classList.remove('hidden');
+        otherBtn.textContent = 'Send answer';
+        other.focus();
+      } else sendOther();
+    });
+    other.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && !e.shiftKey) {
+        e.preventDefault();
+        sendOther();
+      }
+    });
+    row.append(otherBtn, cancel);
+    card.append(other);
   }
   card.append(row);
   return card;
+}
+
+function otherInput(): HTMLTextAreaElement {
+  const ta = el('textarea', 'answer-other');
+  ta.rows = 2;
+  ta.placeholder = 'Other: answer in your own words';
+  return ta;
 }
 
 function planCard(p: Extract<PendingUi, { kind: 'plan' }>, post: Post): HTMLElement {

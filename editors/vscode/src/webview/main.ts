@@ -5,7 +5,8 @@ import { goalLine } from '../goal';
 import type { FromWebview, PendingUi, ToWebview } from '../messages';
 import type { ContextItem, DisplayItem, DisplayOp, DisplayState } from '../protocol';
 import { renderCards } from './cards';
-import { errorText, renderFilesChanged, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
+import { renderFilesChanged, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
+import { errorActions, liveErrors } from './errors';
 import { Completions } from './completions';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
@@ -57,8 +58,9 @@ function renderAttached(): void {
     ...attached.map((a, i) => {
       const label = a.type === 'image' ? `image ${a.mimeType}` : `${a.type === 'selection' ? 'sel' : 'file'} ${a.path.split('/').pop()}${a.type === 'selection' ? `:${a.range.startLine}-${a.range.endLine}` : ''}`;
       const chip = document.createElement('span');
-      chip.className = 'chip';
+      chip.className = `chip chip-${a.type}`;
       chip.textContent = label;
+      if (a.type === 'image') chip.prepend(thumbnail(a.mimeType, a.data));
       const x = document.createElement('button');
       x.className = 'chip-remove';
       x.textContent = '×';
@@ -72,6 +74,34 @@ function renderAttached(): void {
     }),
   );
   ui.attachments.classList.toggle('hidden', attached.length === 0);
+}
+
+/** A small picture of an image attachment (the chip on the input, and in the sent message). */
+function thumbnail(mimeType: string, data: string): HTMLImageElement {
+  const img = document.createElement('img');
+  img.className = 'thumb';
+  img.alt = mimeType;
+  if (/^image\/(png|jpeg|gif|webp)$/.test(mimeType)) img.src = `data:${mimeType};base64,${data}`;
+  return img;
+}
+
+/**
+ * The images of prompts sent from this page, oldest first: the state lists an image attachment
+ * without its bytes, so the user's message shows the picture kept here (by prompt text).
+ */
+const sentImages: Array<{ text: string; images: Array<{ mimeType: string; data: string }> }> = [];
+
+/** Puts thumbnails on the image chips of user messages this page sent. */
+function decorateImages(root: ParentNode): void {
+  for (const sent of sentImages) {
+    root.querySelectorAll<HTMLElement>('.item.kind-user').forEach((u) => {
+      if (u.querySelector('.user-text')?.textContent !== sent.text) return;
+      u.querySelectorAll<HTMLElement>('.chip-image').forEach((chip, i) => {
+        const img = sent.images[i];
+        if (img && !chip.querySelector('img')) chip.prepend(thumbnail(img.mimeType, img.data));
+      });
+    });
+  }
 }
 
 const display = new DisplayModel();
@@ -93,9 +123,25 @@ function nearBottom(): boolean {
   return t.scrollHeight - t.scrollTop - t.clientHeight < 40;
 }
 
+/**
+ * Whether the transcript follows its end (issue 33, bug 10): true until the user scrolls up,
+ * and again once they scroll back down. A card, an error or the end of a run that changes the
+ * transcript's height keeps the end in view while it follows.
+ */
+let follow = true;
+
 function scrollDown(): void {
   ui.transcript.scrollTop = ui.transcript.scrollHeight;
 }
+
+function keepEnd(): void {
+  if (follow) scrollDown();
+}
+
+// Any scroll (the user's, or ours to the end) tells whether the end is in view; a change of the
+// transcript's own height (a card or an error below it) keeps the end in view while following.
+ui.transcript.addEventListener('scroll', () => (follow = nearBottom()), { passive: true });
+new ResizeObserver(() => keepEnd()).observe(ui.transcript);
 
 // Older items paged in when the transcript is scrolled to the top (display/history): they live
 // in their own box before the state's items, so item indices of ops stay those of the state.
@@ -149,14 +195,47 @@ function renderTranscript(): void {
       flush();
       turn++;
     }
-    nodes.push(renderItem(it, model.open));
+    const node = renderItem(it, model.open);
+    if (dismissed.has(`item:${it.id}`)) node.classList.add('hidden');
+    // Retry is offered on an error that ended the last run.
+    if (it.kind === 'error' && it === items[items.length - 1] && !isRunning()) node.classList.add('retryable');
+    nodes.push(node);
     if (it.kind === 'tool' && it.diff && it.path && !it.isError && (it.toolName === 'edit' || it.toolName === 'write')) {
       files.set(it.path, [...(files.get(it.path) ?? []), it]);
     }
   }
   if (!isRunning()) flush();
+  const cut = cutOffNote(items);
+  if (cut) nodes.push(cut);
   ui.transcript.replaceChildren(older.box, ...nodes);
+  decorateImages(ui.transcript);
   if (items.length === 0 && older.box.childElementCount === 0) ui.transcript.append(emptyHint());
+}
+
+/** Set when a snapshot showed a run left open (a reload or a stopped server cut it off). */
+let cutOff = false;
+
+/** Whether the last item is a turn that never ended: a prompt without an answer, a tool still running. */
+function openEnded(items: DisplayItem[]): boolean {
+  const last = [...items].reverse().find((it) => it.kind !== 'info');
+  if (!last) return false;
+  if (last.kind === 'user') return true;
+  if (last.kind === 'assistant') return !!last.streaming;
+  if (last.kind === 'tool') return ['pending', 'running', 'awaiting_approval'].includes(String(last.status ?? ''));
+  return false;
+}
+
+/**
+ * The mark under a run that was cut off (Missing 1): a snapshot of an idle session whose last
+ * turn never ended (a prompt with no answer, a tool still running). An answer that was cut says
+ * so itself (its endReason, "client_gone" after a reload).
+ */
+function cutOffNote(items: DisplayItem[]): HTMLElement | undefined {
+  if (isRunning() || !cutOff || !items.length) return undefined;
+  const d = document.createElement('div');
+  d.className = 'cut-off'; // not an .item: item indices are the state's
+  d.textContent = 'This run was cut off (the window reloaded or pi-lsp stopped) before it ended. Send a message to go on.';
+  return d;
 }
 
 ui.transcript.addEventListener('scroll', () => {
@@ -181,6 +260,7 @@ function renderItemAt(i: number): void {
     ui.transcript.querySelector(':scope > .empty')?.remove();
     ui.transcript.append(node);
   } else renderTranscript();
+  if (it.kind === 'user' && sentImages.length) decorateImages(ui.transcript);
 }
 
 function renderHeader(): void {
@@ -230,13 +310,25 @@ function renderTaskList(): void {
   ui.tasksCount.textContent = tasks.length ? `${done}/${tasks.length}` : '';
 }
 
+/** Errors the user dismissed (by text for banners, by item id in the transcript). */
+const dismissed = new Set<string>();
+
+/**
+ * The bottom error block (issue 33, bug 8): only errors the transcript does not show already,
+ * and not once a later prompt was sent; each can be dismissed, a server error has Retry.
+ */
 function renderErrors(): void {
-  const all = [...(model.state.errors ?? []).map(errorText), ...model.localErrors];
+  const server = liveErrors(model.state, dismissed).map((m) => ({ m, server: true }));
+  const local = model.localErrors.filter((m) => !dismissed.has(m)).map((m) => ({ m, server: false }));
   ui.errors.replaceChildren(
-    ...all.map((m) => {
+    ...[...server, ...local].map(({ m, server }) => {
       const d = document.createElement('div');
       d.className = 'error-banner';
-      d.textContent = m;
+      d.append(Object.assign(document.createElement('span'), { className: 'error-message', textContent: m }));
+      d.append(...errorActions(server && !isRunning(), () => post({ type: 'retry' }), () => {
+        dismissed.add(m);
+        renderErrors();
+      }));
       return d;
     }),
   );
@@ -250,6 +342,7 @@ function renderCompaction(): void {
 }
 
 function renderAll(): void {
+  follow = true;
   renderHeader();
   renderTranscript();
   renderTaskList();
@@ -276,6 +369,8 @@ function renderOps(ops: DisplayOp[]): void {
   let full = false;
   for (const op of ops) {
     for (const k in SECTION) if (touches(op, k)) dirtySections.add(k);
+    // Error items and the run's status decide what the error block shows.
+    if (touches(op, 'items') || touches(op, 'status')) dirtySections.add('errors');
     if (op.path.length === 0) {
       // A set or merge at the root: the transcript too when it names the items.
       // A merge that ends the run (status) places the "files changed" summary: redraw all too.
@@ -300,7 +395,13 @@ function renderOps(ops: DisplayOp[]): void {
   else [...dirtyItems].sort((a, b) => a - b).forEach(renderItemAt);
   dirtySections.forEach((s) => SECTION[s]());
   renderHeader();
-  if (stick) scrollDown();
+  // A new prompt brings the view back to the end; so does following it.
+  if (stick || full) keepEnd();
+  if (ops.some((op) => op.op === 'push' && op.path[0] === 'items' && (op.value as DisplayItem | undefined)?.kind === 'user')) {
+    cutOff = false;
+    follow = true;
+    scrollDown();
+  }
 }
 
 function resync(): void {
@@ -314,6 +415,7 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
   switch (m.type) {
     case 'snapshot':
       display.reset(m.version, m.state ?? {});
+      cutOff = !isRunning() && openEnded(model.state.items ?? []);
       // A new state (another session, or the bounded state seeded again): older items are
       // paged in again from its own history marker.
       older.box.replaceChildren();
@@ -332,10 +434,12 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       break;
     }
     case 'pending': {
-      const stick = nearBottom();
+      // The card takes room from the transcript: its end (the user's prompt, the call) stays in
+      // view above the card, and the card's buttons stay in view below it.
       model.pending = m.items;
       renderCards(ui.pending, m.items, post);
-      if (stick || m.items.length) ui.pending.scrollIntoView?.({ block: 'end' });
+      if (m.items.length) follow = true;
+      keepEnd();
       break;
     }
     case 'commands':
@@ -391,6 +495,11 @@ function send(behavior: 'steer' | 'followUp'): void {
     if (text.includes(`@${p}`)) context.push({ type: 'file', path: p });
   }
   completions.mentioned.clear();
+  const images = context.flatMap((c) => (c.type === 'image' ? [{ mimeType: c.mimeType, data: c.data }] : []));
+  if (images.length) {
+    sentImages.push({ text, images });
+    if (sentImages.length > 20) sentImages.shift();
+  }
   attached.length = 0;
   renderAttached();
   post(context.length ? { type: 'send', text, behavior, context } : { type: 'send', text, behavior });
@@ -443,7 +552,43 @@ ui.input.addEventListener('drop', (e) => {
   if (attachImages(e.dataTransfer?.files)) e.preventDefault();
 });
 
+// A queued message: Remove drops it; Edit turns its row into a box (Enter saves, Esc cancels).
+ui.queue.addEventListener('click', (e) => {
+  const b = (e.target as Element | null)?.closest?.('button.queued-edit, button.queued-remove') as HTMLElement | null;
+  const row = b?.closest('.queued') as HTMLElement | null;
+  if (!b || !row) return;
+  const at = { queue: row.dataset.queue as 'steering' | 'followUp', index: Number(row.dataset.index), expect: row.dataset.text ?? '' };
+  if (b.classList.contains('queued-remove')) return post({ type: 'editQueue', ...at });
+  const box = document.createElement('textarea');
+  box.className = 'queued-editor';
+  box.rows = 2;
+  box.value = at.expect;
+  box.addEventListener('keydown', (k) => {
+    if (k.key === 'Enter' && !k.shiftKey) {
+      k.preventDefault();
+      if (box.value.trim()) post({ type: 'editQueue', ...at, text: box.value });
+      else post({ type: 'editQueue', ...at });
+    } else if (k.key === 'Escape') {
+      k.preventDefault();
+      k.stopPropagation();
+      renderQueue(ui.queue, model.state);
+    }
+  });
+  row.replaceChildren(box);
+  box.focus();
+});
+
 document.addEventListener('click', (e) => {
+  const act = (e.target as Element | null)?.closest?.('button.error-retry, button.error-dismiss') as HTMLElement | null;
+  if (act?.dataset.item) {
+    e.preventDefault();
+    if (act.classList.contains('error-retry')) post({ type: 'retry' });
+    else {
+      dismissed.add(`item:${act.dataset.item}`);
+      act.closest('.item')?.classList.add('hidden');
+    }
+    return;
+  }
   const rewind = (e.target as Element | null)?.closest?.('button.rewind') as HTMLElement | null;
   if (rewind?.dataset.rewind) {
     e.preventDefault();

@@ -4,6 +4,8 @@ import { queuedText } from '../displayState';
 import type { DisplayChild, DisplayItem, DisplayState, Task } from '../protocol';
 import { argsOf } from '../protocol';
 import { renderMarkdown } from './markdown';
+import { argsView } from './argsView';
+import { renderOutput } from './output';
 
 /** Remembers which collapsible parts the user opened, across re-renders. */
 export type OpenSet = Set<string>;
@@ -119,10 +121,24 @@ function renderTool(item: DisplayItem, open: OpenSet): HTMLElement {
   if (item.outcome === 'declined' && item.reason) body.push(el('div', 'tool-reason', `Declined: ${item.reason}`));
   if (item.outcome === 'interrupted') body.push(el('div', 'tool-reason', endReasonText(item.reason)));
   if (item.diff) body.push(renderDiff(item.diff));
-  else if (item.args && Object.keys(item.args).length) body.push(el('pre', 'args', JSON.stringify(item.args, null, 2)));
-  if (item.output) body.push(el('pre', `output${item.isError ? ' is-error' : ''}`, item.output));
+  else body.push(...argsNodes(item.toolName, item.args));
+  if (item.output) body.push(renderOutput(item.output, !!item.isError).block);
   const d = collapsible(`${item.id}:tool`, open, `tool status-${status}${item.isError ? ' is-error' : ''}`, [icon, name, subject, badge], body);
   return d;
+}
+
+/** A call's arguments as people read them: a command, a diff, or "key: value" lines (bug 6). */
+export function argsNodes(toolName: string | undefined, args: unknown): Node[] {
+  const v = argsView(toolName, args);
+  if (v.kind === 'command') return [el('pre', 'args args-command', `$ ${v.text}`)];
+  if (v.kind === 'diff') return [renderDiff(v.diff)];
+  if (v.kind === 'lines') return [el('pre', 'args', v.text)];
+  return [];
+}
+
+/** The "Full output: /path" line of a cut output, shown under the item even when it is folded. */
+function fullOutput(item: DisplayItem): HTMLElement | undefined {
+  return item.output ? renderOutput(item.output, !!item.isError).full : undefined;
 }
 
 /** The new problems a tool's change made, under its item (always visible). */
@@ -218,6 +234,13 @@ export function toolBadge(item: DisplayItem): { cls: string; icon: string; label
   return { cls: `status-${status}`, icon: STATUS_ICON[status] ?? '•', label: STATUS_LABEL[status] ?? status, title: '' };
 }
 
+/** Why an answer was cut, from its endReason (docs/protocol.md, "Run end reasons"). */
+export function interruptedText(endReason: string | undefined): string {
+  if (endReason === 'client_gone') return 'interrupted: the client went away (a window reload or a closed editor)';
+  if (endReason === 'error') return 'interrupted by an error';
+  return 'interrupted by Stop';
+}
+
 /** One transcript item. */
 export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
   const handover = planHandover(item);
@@ -258,20 +281,26 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
       }
       if (item.text) wrap.append(markdown(item.text, 'answer'));
       if (item.streaming) wrap.append(el('span', 'cursor', '▍'));
-      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', endReasonText(item.endReason)));
+      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', interruptedText(item.endReason)));
       break;
     }
     case 'tool':
       wrap.append(renderTool(item, open));
+      {
+        const full = fullOutput(item);
+        if (full) wrap.append(full);
+      }
       if (item.diagnostics?.length) wrap.append(renderDiagnostics(item.diagnostics));
       if (item.child) wrap.append(renderChild(item, item.child, open));
       break;
     case 'bash': {
       const cmd = String(item.command ?? (argsOf(item.args).command as string | undefined) ?? item.text ?? '');
       const body: Node[] = [];
-      if (item.output) body.push(el('pre', 'output', item.output));
+      if (item.output) body.push(renderOutput(item.output, false).block);
       if (typeof item.exitCode === 'number') body.push(el('div', 'exit', `exit code ${item.exitCode}`));
       wrap.append(collapsible(`${item.id}:bash`, open, 'tool bash', [el('span', 'tool-name', '$'), el('span', 'tool-subject', shorten(cmd, 100))], body));
+      const full = fullOutput(item);
+      if (full) wrap.append(full);
       break;
     }
     case 'summary':
@@ -279,9 +308,20 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
         collapsible(`${item.id}:summary`, open, 'summary', [el('span', '', summaryTitle(item))], [markdown(item.text ?? '', 'summary-text')]),
       );
       break;
-    case 'error':
+    case 'error': {
+      // Shown once, here (not again in the bottom block), with Retry and a dismiss (bug 8).
       wrap.append(el('div', 'error-text', item.text ?? 'error'));
+      const row = el('div', 'error-actions');
+      const retry = el('button', 'error-retry', 'Retry');
+      retry.title = 'Run again from here (agent/retry)';
+      const close = el('button', 'error-dismiss', '×');
+      close.title = 'Dismiss';
+      retry.dataset.item = item.id;
+      close.dataset.item = item.id;
+      row.append(retry, close);
+      wrap.append(row);
       break;
+    }
     default:
       wrap.append(el('div', 'info-text', item.text ?? ''));
   }
@@ -322,15 +362,23 @@ export function renderQueue(box: HTMLElement, state: DisplayState): void {
   const steering = state.queue?.steering ?? [];
   const followUp = state.queue?.followUp ?? [];
   const rows: HTMLElement[] = [];
-  for (const m of steering) rows.push(queueRow('steer', queuedText(m)));
-  for (const m of followUp) rows.push(queueRow('follow-up', queuedText(m)));
+  steering.forEach((m, i) => rows.push(queueRow('steer', 'steering', i, queuedText(m))));
+  followUp.forEach((m, i) => rows.push(queueRow('follow-up', 'followUp', i, queuedText(m))));
   box.replaceChildren(...rows);
   box.classList.toggle('hidden', rows.length === 0);
 }
 
-function queueRow(kind: string, text: string): HTMLElement {
+/** One queued message, with Edit and Remove (agent/editQueue, issue 33 Missing 6). */
+function queueRow(kind: string, queue: string, index: number, text: string): HTMLElement {
   const r = el('div', `queued queued-${kind}`);
-  r.append(el('span', 'queued-kind', kind), el('span', 'queued-text', shorten(text, 200)));
+  r.dataset.queue = queue;
+  r.dataset.index = String(index);
+  r.dataset.text = text;
+  const edit = el('button', 'queued-edit', '✎');
+  edit.title = 'Edit this message before it is delivered';
+  const remove = el('button', 'queued-remove', '×');
+  remove.title = 'Remove it from the queue';
+  r.append(el('span', 'queued-kind', kind), el('span', 'queued-text', shorten(text, 200)), edit, remove);
   return r;
 }
 

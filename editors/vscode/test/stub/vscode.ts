@@ -84,6 +84,12 @@ export enum StatusBarAlignment {
   Left = 1,
   Right = 2,
 }
+export enum ConfigurationTarget {
+  Global = 1,
+  Workspace = 2,
+  WorkspaceFolder = 3,
+}
+
 export enum QuickPickItemKind {
   Separator = -1,
   Default = 0,
@@ -228,6 +234,10 @@ export const workspace = {
       get<T>(key: string, dflt?: T): T | undefined {
         const v = control.config[`${section}.${key}`];
         return (v === undefined ? dflt : v) as T | undefined;
+      },
+      async update(key: string, value: unknown): Promise<void> {
+        control.config[`${section}.${key}`] = value;
+        fireConfigChange(`${section}.${key}`);
       },
     };
   },

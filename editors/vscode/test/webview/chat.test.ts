@@ -146,12 +146,12 @@ describe('chat webview', () => {
   it('shows the queue, retry and errors', async () => {
     await send(page, toMessage(frames()[12]));
     await page.waitForSelector('#queue .queued');
-    assert.deepEqual(await page.$$eval('#queue .queued', (e) => e.map((x) => x.textContent)), [
+    assert.deepEqual(await page.$$eval('#queue .queued', (e) => e.map((x) => `${x.querySelector('.queued-kind')?.textContent}${x.querySelector('.queued-text')?.textContent}`)), [
       'steeruse tabs, not spaces',
       'follow-upthen run the tests',
     ]);
     assert.equal(await page.textContent('#retry'), 'Retrying (attempt 2) in 2s: 429 Too Many Requests');
-    assert.equal(await page.textContent('#errors .error-banner'), 'stream dropped: unexpected EOF');
+    assert.equal(await page.textContent('#errors .error-banner .error-message'), 'stream dropped: unexpected EOF');
   });
 
   it('takes a screenshot', async () => {
