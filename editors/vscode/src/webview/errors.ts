@@ -11,7 +11,7 @@ export function liveErrors(s: DisplayState, dismissed: ReadonlySet<string>): str
   const items = s.items ?? [];
   const inline = new Set(items.filter((it) => it.kind === 'error').map((it) => it.text ?? ''));
   const last = items[items.length - 1];
-  const succeeded = last?.kind === 'assistant' && !!last.text && !last.streaming;
+  const succeeded = last?.kind === 'assistant' && !!last.text && !last.streaming && last.status !== 'interrupted';
   return (s.errors ?? []).map(errorText).filter((m) => !dismissed.has(m) && !inline.has(m) && !succeeded);
 }
 

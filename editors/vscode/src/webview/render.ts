@@ -234,13 +234,6 @@ export function toolBadge(item: DisplayItem): { cls: string; icon: string; label
   return { cls: `status-${status}`, icon: STATUS_ICON[status] ?? '•', label: STATUS_LABEL[status] ?? status, title: '' };
 }
 
-/** Why an answer was cut, from its endReason (docs/protocol.md, "Run end reasons"). */
-export function interruptedText(endReason: string | undefined): string {
-  if (endReason === 'client_gone') return 'interrupted: the client went away (a window reload or a closed editor)';
-  if (endReason === 'error') return 'interrupted by an error';
-  return 'interrupted by Stop';
-}
-
 /** One transcript item. */
 export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
   const handover = planHandover(item);
@@ -281,7 +274,7 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
       }
       if (item.text) wrap.append(markdown(item.text, 'answer'));
       if (item.streaming) wrap.append(el('span', 'cursor', '▍'));
-      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', interruptedText(item.endReason)));
+      if (item.status === 'interrupted') wrap.append(el('div', 'interrupted', endReasonText(item.endReason)));
       break;
     }
     case 'tool':

@@ -47,7 +47,7 @@ describe('chat webview (display facts)', () => {
     assert.equal(await badge('p2'), 'approved');
     assert.equal(await badge('b1'), 'interrupted');
     assert.equal(await page.locator('.kind-assistant .interrupted').textContent(), 'interrupted: the client went away');
-    assert.equal(await page.textContent('#errors .error-banner'), 'gave up after 3 retries');
+    assert.equal(await page.textContent('#errors .error-banner .error-message'), 'gave up after 3 retries');
     // The server clears the banner: nothing of it stays on the page.
     await send(page, { type: 'ops', version: 2, ops: [{ op: 'set', path: ['errors'], value: [] }] } as never);
     await page.waitForFunction(() => document.querySelectorAll('#errors .error-banner').length === 0);
