@@ -10,8 +10,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-
-	"github.com/pi-lsp/pi-lsp/llm"
 )
 
 // The parallel full scan. Indexing a large file is reading it and finding
@@ -26,8 +24,8 @@ import (
 // give the same index (TestParallelScanGivesTheSequentialIndex).
 
 const (
-	segmentSize      = 4 << 20
-	segmentsInFlight = 6
+	segmentSize      = 2 << 20
+	segmentsInFlight = 3
 	// parallelMin is the smallest file scanned in parallel.
 	parallelMin = 2 * segmentSize
 )
@@ -39,9 +37,7 @@ type pline struct {
 	complete bool  // ends with a newline
 	slow     bool  // index it on the sequential path
 	blank    bool
-	li       lineInfo // usage already parsed into u and cost
-	u        usageRec
-	cost     llm.Cost
+	li       lineInfo // usage already parsed into li.u and li.cost
 }
 
 // segment is the parse of one segment of the file.
@@ -136,7 +132,7 @@ func (s *Session) mergeLine(pl *pline) error {
 		}
 		return s.scanLine(body, pl.off, !pl.complete)
 	}
-	pl.li.parsed, pl.li.n, pl.li.u, pl.li.cost = true, pl.n, pl.u, pl.cost
+	pl.li.parsed, pl.li.n = true, pl.n
 	return s.indexLine(pl.li, nil, pl.off)
 }
 
@@ -165,7 +161,7 @@ func (s *Session) parseSegment(from, to int64) segment {
 		}
 	}
 	var seg segment
-	seg.lines = make([]pline, 0, min(to-from, segmentSize)/700+16)
+	seg.lines = make([]pline, 0, min(to-from, segmentSize)/900+16)
 	var long []byte
 	for off < to {
 		chunk, err := r.ReadSlice('\n')
@@ -198,7 +194,7 @@ func (s *Session) parseSegment(from, to int64) segment {
 				pl.slow = true
 			default:
 				if k == kMessage && li.role == "assistant" {
-					pl.u = parseUsage(li.usage, li.stopReason, &pl.cost)
+					pl.li.u = parseUsage(li.usage, li.stopReason, &pl.li.cost)
 				}
 			}
 			// usage points into the read buffer, which moves on; scanLine's
