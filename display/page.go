@@ -39,7 +39,8 @@ type HistorySource interface {
 // Page returns the items of the whole turns just before the context entry
 // before ("" = the end of the context), oldest first: as many turns as fit
 // in limit items and maxBytes of JSON, and at least one. The marker names
-// what is older still (nil when the first item was reached).
+// what is older still (nil when the first item was reached): its Older is
+// the number of items before the page's first.
 func Page(ctx context.Context, src HistorySource, before string, limit, maxBytes int) ([]Item, *protocol.HistoryMarker, error) {
 	slots, err := src.ContextSlots(ctx)
 	if err != nil {
@@ -96,7 +97,10 @@ func Page(ctx context.Context, src HistorySource, before string, limit, maxBytes
 	}
 	var marker *protocol.HistoryMarker
 	if k > 0 {
-		marker = &protocol.HistoryMarker{Older: k, Before: slots[k].ID}
+		// The items of the older turns, counted from the index (the same
+		// turns a later Page builds, so paging back returns exactly this
+		// many items).
+		marker = &protocol.HistoryMarker{Older: session.CountItems(slots[:k]), Before: slots[k].ID}
 	}
 	return items, marker, nil
 }

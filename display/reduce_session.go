@@ -67,7 +67,7 @@ type eventHistory struct{ h *harness.History }
 func (e eventHistory) ContextSlots(context.Context) ([]session.Slot, error) {
 	slots := make([]session.Slot, len(e.h.Messages))
 	for i, m := range e.h.Messages {
-		slots[i] = session.Slot{ID: e.h.EntryIDs[i], User: m.Role == llm.RoleUser}
+		slots[i] = session.MessageSlot(e.h.EntryIDs[i], m)
 	}
 	return slots, nil
 }

@@ -20,9 +20,10 @@ const (
 
 // History is the display-safe recent history of the current context that
 // session_change carries, oldest first: Messages[i] is the message of the
-// session entry EntryIDs[i]. Older counts the context entries before the
-// first, and Before is that first entry (the cursor of display/history);
-// both are zero when the history starts at the context's start.
+// session entry EntryIDs[i]. Older counts the display items of the context
+// entries before the first (session.CountItems), and Before is that first
+// entry (the cursor of display/history); both are zero when the history
+// starts at the context's start.
 type History struct {
 	Messages []llm.Message `json:"messages"`
 	EntryIDs []string      `json:"entryIds"`

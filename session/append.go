@@ -160,18 +160,21 @@ func (s *Session) writeLine(li lineInfo, line []byte) error {
 	}
 	s.size += int64(n)
 	s.needNL = false
+	s.lineNo++
 	i := int32(len(s.idx.recs))
-	if li.typ == TypeMessage && li.role == "assistant" && li.usage == nil {
-		// The index keeps an answer's usage (see usageRec).
-		if full, err := scanLine(line); err == nil {
-			li.usage, li.stopReason = full.usage, full.stopReason
-		}
+	if full, err := scanLine(line); err == nil {
+		// The index keeps an answer's usage (see usageRec) and every
+		// entry's display counts (see items.go).
+		li.usage, li.stopReason = full.usage, full.stopReason
+		li.content, li.display, li.msgDisplay, li.summary = full.content, full.display, full.msgDisplay, full.summary
 	}
 	s.idx.add(li, line, off)
+	s.idx.recs[i].line = int32(s.lineNo)
 	s.idx.link(i)
 	if err := s.f.Sync(); err != nil {
 		return fmt.Errorf("session: fsync %s: %w", s.path, err)
 	}
+	s.keepSidecarCurrent(false)
 	return nil
 }
 

@@ -74,8 +74,10 @@ type rec struct {
 	sibling int32 // next sibling, none if last
 	kind    kind
 	role    uint8
-	aux     int32 // custom/custom_message: customType; unknown kind: type name (both in strs); assistant message: 1 + its index in usage, 0 if none
-	line    int32 // line number in the file (1 = the header), for warnings
+	items   uint16 // display items the entry gives (see items.go)
+	calls   uint16 // tool calls it opens
+	aux     int32  // custom/custom_message: customType; unknown kind: type name (both in strs); assistant message: 1 + its index in usage, 0 if none
+	line    int32  // line number in the file (1 = the header), for warnings
 }
 
 type labelVal struct{ label, ts string }
@@ -123,7 +125,11 @@ func (x *index) typeName(i int32) string {
 // lines (a label or leaf entry that does not decode).
 func (x *index) add(li lineInfo, line []byte, off int64) string {
 	i := int32(len(x.recs))
-	r := rec{off: off, n: int32(len(line)), parent: none, child: none, sibling: none, kind: kindOf(li.typ), role: roleOf(li.role)}
+	n := int32(len(line))
+	if li.parsed {
+		n = li.n
+	}
+	r := rec{off: off, n: n, parent: none, child: none, sibling: none, kind: kindOf(li.typ), role: roleOf(li.role)}
 	if r.kind == kUnknown {
 		r.aux = x.intern(li.typ)
 	}
@@ -133,9 +139,15 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 	if r.kind != kMessage {
 		r.role = 0
 	}
+	setItems(&r, &li)
 	if r.kind == kMessage && r.role == roleAssistant {
 		var c llm.Cost
-		u := parseUsage(li.usage, li.stopReason, &c)
+		var u usageRec
+		if li.parsed {
+			u, c = li.u, li.cost
+		} else {
+			u = parseUsage(li.usage, li.stopReason, &c)
+		}
 		if c != (llm.Cost{}) {
 			x.costs = append(x.costs, c)
 			u.cost = int32(len(x.costs))

@@ -12,7 +12,7 @@ import (
 
 // load indexes the whole file (called with the file freshly opened).
 func (s *Session) load(ctx context.Context) error {
-	s.lineNo, s.sawHeader, s.size, s.needNL = 0, false, 0, false
+	s.lineNo, s.sawHeader, s.size, s.needNL, s.savedSize = 0, false, 0, false, 0
 	s.cache = msgCache{}
 	s.planMu.Lock()
 	s.planKey = planKey{}
@@ -30,14 +30,15 @@ func (s *Session) load(ctx context.Context) error {
 		}
 		return nil
 	}
-	if err := s.scan(ctx, 0, false); err != nil {
+	s.stats.fullScans++
+	if err := s.fullScan(ctx); err != nil {
 		return err
 	}
 	if !s.sawHeader {
 		return fmt.Errorf("session: %s: empty file: %w", s.path, ErrNotSession)
 	}
 	for _, w := range s.idx.finish() {
-		s.warn(filepath.Base(s.path) + ": " + w)
+		s.indexWarn(filepath.Base(s.path) + ": " + w)
 	}
 	_ = s.saveSidecar() // best effort: the next open reads the index instead of the file
 	return nil
@@ -130,6 +131,7 @@ func (s *Session) scan(ctx context.Context, from int64, completeOnly bool) error
 			break
 		}
 	}
+	s.stats.scannedBytes += off - from
 	s.size, s.needNL = off, !lastNL
 	return nil
 }
@@ -169,7 +171,7 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 		if last {
 			what = "torn or corrupt last line"
 		}
-		s.warn(fmt.Sprintf("%s: line %d: %s (%d bytes) skipped: %v", filepath.Base(s.path), s.lineNo, what, len(body), err))
+		s.indexWarn(fmt.Sprintf("%s: line %d: %s (%d bytes) skipped: %v", filepath.Base(s.path), s.lineNo, what, len(body), err))
 		return nil
 	}
 	return s.indexLine(li, body, off)
@@ -187,7 +189,7 @@ func (s *Session) scanPieces(body []byte, off int64, pieces [][2]int) error {
 	if dropped := len(bytes.TrimSpace(body)) - kept; dropped > 0 {
 		w = fmt.Sprintf("%s: line %d: %d bytes of a torn entry dropped; %d whole entries on the same line were kept", filepath.Base(s.path), s.lineNo, dropped, len(pieces))
 	}
-	s.warn(w)
+	s.indexWarn(w)
 	for _, p := range pieces {
 		piece := body[p[0]:p[1]]
 		li, err := scanLine(piece)
@@ -207,7 +209,7 @@ func (s *Session) indexLine(li lineInfo, body []byte, off int64) error {
 		return nil // a repeated header (written by some pi versions): not an entry
 	}
 	if !s.idx.linear && (!li.hasID || li.id == "") {
-		s.warn(fmt.Sprintf("%s: line %d: entry without an id skipped", filepath.Base(s.path), s.lineNo))
+		s.indexWarn(fmt.Sprintf("%s: line %d: entry without an id skipped", filepath.Base(s.path), s.lineNo))
 		return nil
 	}
 	if x := &s.idx; len(x.recs) == cap(x.recs) && s.scanSize > off && off > 0 {
@@ -222,7 +224,7 @@ func (s *Session) indexLine(li lineInfo, body []byte, off int64) error {
 		s.idx.recs[n-1].line = int32(s.lineNo)
 	}
 	if w != "" {
-		s.warn(fmt.Sprintf("%s: line %d: %s", filepath.Base(s.path), s.lineNo, w))
+		s.indexWarn(fmt.Sprintf("%s: line %d: %s", filepath.Base(s.path), s.lineNo, w))
 	}
 	return nil
 }

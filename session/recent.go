@@ -11,9 +11,10 @@ import (
 type Recent struct {
 	Messages []llm.Message // oldest first
 	EntryIDs []string      // the entry of each message
-	// Older counts the context slots (see ContextSlots) before the first
-	// one read, and Before is that first slot's entry id; both are zero
-	// when the recent part starts at the context's start.
+	// Older counts the display items (see CountItems) of the context
+	// slots before the first one read, and Before is that first slot's
+	// entry id; both are zero when the recent part starts at the
+	// context's start.
 	Older  int
 	Before string
 }
@@ -90,8 +91,15 @@ func (s *Session) RecentContext(ctx context.Context, maxMsgs, maxBytes int) (Rec
 			break
 		}
 	}
-	// The slots not read yet are older too.
-	older := len(rev) - taken
+	// The items of the older slots, oldest first: the compaction's
+	// summary when it was not read, the slots not read, then those read
+	// but not taken.
+	var c itemCounter
+	olderSlots := len(rev) - taken
+	if compLeft {
+		olderSlots++
+		c.addRec(&recs[p.compaction])
+	}
 	for k, i := range p.emit[:e] {
 		if k%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -99,12 +107,14 @@ func (s *Session) RecentContext(ctx context.Context, maxMsgs, maxBytes int) (Rec
 			}
 		}
 		if isSlot(&recs[i]) {
-			older++
+			olderSlots++
+			c.addRec(&recs[i])
 		}
 	}
-	if compLeft {
-		older++
+	for k := len(rev) - 1; k >= taken; k-- {
+		c.addRec(&recs[rev[k].i])
 	}
+	older := c.n
 	out.Messages = make([]llm.Message, 0, taken)
 	out.EntryIDs = make([]string, 0, taken)
 	for k := taken - 1; k >= 0; k-- {
@@ -119,7 +129,7 @@ func (s *Session) RecentContext(ctx context.Context, maxMsgs, maxBytes int) (Rec
 			out.EntryIDs = append(out.EntryIDs, recs[i].id)
 		}
 	}
-	if older > 0 {
+	if olderSlots > 0 {
 		out.Older, out.Before = older, recs[rev[taken-1].i].id
 	}
 	return out, nil

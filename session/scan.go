@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/pi-lsp/pi-lsp/llm"
 )
 
 // This file holds a small structural JSON scanner for session lines.
@@ -356,8 +358,18 @@ type lineInfo struct {
 	hasParent  bool
 	role       string
 	customType string
-	usage      []byte // a message's raw "usage" object, nil if none
-	stopReason string // a message's stopReason
+	usage      []byte      // a message's raw "usage" object, nil if none
+	stopReason string      // a message's stopReason
+	content    contentInfo // a message's content, as counting display items needs it
+	display    bool        // a custom_message's "display" is true
+	msgDisplay bool        // a message's "display" is true (a custom message)
+	summary    bool        // a non-empty top-level "summary" (branch_summary)
+	// parsed is set by the parallel scan, which parsed the usage already
+	// (u, cost) and passes no line: n is its length.
+	parsed bool
+	n      int32
+	u      usageRec
+	cost   llm.Cost
 }
 
 // scanLine checks the structure of one JSON line and extracts the fields the
@@ -373,17 +385,8 @@ func scanLine(line []byte) (li lineInfo, err error) {
 		switch {
 		case m.keyIs("message") && m.start < len(line) && line[m.start] == '{':
 			li.role = ""
-			li.usage, li.stopReason = nil, ""
-			m.end, err = walkObject(line, m.start, func(mm member) {
-				switch {
-				case mm.keyIs("role"):
-					li.role = knownString(line[mm.start:mm.end])
-				case mm.keyIs("usage"):
-					li.usage = line[mm.start:mm.end]
-				case mm.keyIs("stopReason"):
-					li.stopReason = knownString(line[mm.start:mm.end])
-				}
-			})
+			li.usage, li.stopReason, li.content, li.msgDisplay = nil, "", contentInfo{}, false
+			m.end, err = li.walkMessage(line, m.start)
 		default:
 			m.end, err = skipValue(line, m.start)
 		}
@@ -402,6 +405,10 @@ func scanLine(line []byte) (li lineInfo, err error) {
 			li.parentNull = li.parent == ""
 		case m.keyIs("customType"):
 			li.customType, _ = stringValue(v)
+		case m.keyIs("display"):
+			li.display = string(v) == "true"
+		case m.keyIs("summary"):
+			li.summary = len(v) > 2 && v[0] == '"'
 		}
 		var more bool
 		if more, err = it.after(m.end); err != nil {

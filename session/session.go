@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -69,6 +70,22 @@ type Session struct {
 	wmu          sync.Mutex // guards warnings (added to under the read lock too)
 	warnings     []string
 	moreWarnings int
+	// idxWarnings are the warnings about the indexed lines (not about
+	// later reads): the sidecar keeps them with the index.
+	idxWarnings []string
+
+	// savedSize is how much of the file the saved sidecar covers (0: none).
+	savedSize int64
+	// stats counts the scanning this Session did (tests assert on it).
+	stats scanStats
+	// sequential turns the parallel full scan off (tests compare the two).
+	sequential bool
+}
+
+// scanStats counts how an index was built.
+type scanStats struct {
+	fullScans    int   // scans from the file's start
+	scannedBytes int64 // bytes read by scans (full and catch-up)
 }
 
 // CreateOptions configures Create.
@@ -224,7 +241,7 @@ func (s *Session) openAndLoad(ctx context.Context) error {
 	}
 	s.f = f
 	s.wmu.Lock()
-	s.warnings, s.moreWarnings = nil, 0
+	s.warnings, s.moreWarnings, s.idxWarnings = nil, 0, nil
 	s.wmu.Unlock()
 	if err := s.load(ctx); err != nil {
 		f.Close()
@@ -287,6 +304,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.keepSidecarCurrent(true)
 	err := s.f.Close()
 	if lerr := releaseLock(s.lock); err == nil {
 		err = lerr
@@ -357,6 +375,17 @@ func (s *Session) Warnings() []string {
 
 // maxWarnings bounds the warnings kept for a badly damaged file.
 const maxWarnings = 100
+
+// indexWarn records a warning about an indexed line: it is saved in the
+// sidecar with the index.
+func (s *Session) indexWarn(w string) {
+	s.warn(w)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if len(s.idxWarnings) < maxWarnings && !slices.Contains(s.idxWarnings, w) {
+		s.idxWarnings = append(s.idxWarnings, w)
+	}
+}
 
 // warn records a warning once.
 func (s *Session) warn(w string) {

@@ -32,8 +32,10 @@ import (
 // scan, which rewrites it.
 
 const (
-	sidecarMagic   = "PILSPIDX"
-	sidecarVersion = 2 // 2: usage records carry their recorded cost
+	sidecarMagic = "PILSPIDX"
+	// 2: usage records carry their recorded cost; 3: records carry their
+	// display item and tool call counts (items.go).
+	sidecarVersion = 3
 	// sidecarMinSize is the smallest file worth a sidecar: below it the
 	// scan costs a few milliseconds.
 	sidecarMinSize = 4 << 20
@@ -128,7 +130,7 @@ func (s *Session) saveSidecar() error {
 	}
 	dev, ino := inodeOf(st)
 	s.wmu.Lock()
-	warnings := append([]string(nil), s.warnings...)
+	warnings := append([]string(nil), s.idxWarnings...)
 	s.wmu.Unlock()
 	st2 := sidecarState{size: s.size, dev: dev, ino: ino, sum: sum, fileVersion: s.fileVersion, header: s.header, lineNo: s.lineNo, idx: s.idx, warnings: warnings}
 	data, err := encodeSidecar(&st2)
@@ -151,7 +153,21 @@ func (s *Session) saveSidecar() error {
 	if err := os.Rename(tmp.Name(), sidecarPath(s.path)); err != nil {
 		return fmt.Errorf("session: sidecar: %w", err)
 	}
+	s.savedSize = s.size
 	return nil
+}
+
+// keepSidecarCurrent saves the index again when the file grew past what
+// the sidecar covers: by at least sidecarRescan bytes, or by anything when
+// final (the session is closing). So a session pi-lsp wrote opens from its
+// sidecar, scanning at most what was appended since the last save. Called
+// with s.mu held for writing.
+func (s *Session) keepSidecarCurrent(final bool) {
+	grown := s.size - s.savedSize
+	if grown <= 0 || (!final && grown < sidecarRescan) {
+		return
+	}
+	_ = s.saveSidecar() // best effort: the next open scans from the saved offset
 }
 
 // loadSidecar restores the index from the sidecar when it still describes
@@ -190,9 +206,10 @@ func (s *Session) loadSidecar() (ok bool) {
 		return false
 	}
 	s.size, s.needNL, s.lineNo, s.sawHeader = got.size, false, got.lineNo, true
+	s.savedSize = got.size
 	s.fileVersion, s.header, s.idx = got.fileVersion, got.header, got.idx
 	for _, w := range got.warnings {
-		s.warn(w)
+		s.indexWarn(w)
 	}
 	return true
 }
@@ -232,7 +249,7 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 	// at its peak memory.
 	size := 256 + len(hb) + 32*len(x.usage)
 	for i := range x.recs {
-		size += 10 + len(x.recs[i].id)
+		size += 12 + len(x.recs[i].id)
 	}
 	for _, w := range st.warnings {
 		size += 10 + len(w)
@@ -310,6 +327,8 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 		b = append(b, byte(r.kind), r.role)
 		b = binary.AppendVarint(b, int64(r.aux))
 		b = binary.AppendUvarint(b, uint64(r.line))
+		b = binary.AppendUvarint(b, uint64(r.items))
+		b = binary.AppendUvarint(b, uint64(r.calls))
 	}
 	return b, nil
 }
@@ -461,7 +480,7 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 			}
 		}
 	}
-	n := r.count(7)
+	n := r.count(9)
 	idBytes := r.count(1)
 	if r.err != nil {
 		return nil, r.err
@@ -499,13 +518,15 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 		kr := r.bytes(2)
 		rc.aux = r.int32(-1<<31, 1<<31-1)
 		line := r.uvarint()
+		items, calls := r.uvarint(), r.uvarint()
 		if r.err != nil {
 			return nil, r.err
 		}
-		if off < 0 || off > st.size || ln > uint64(st.size-off) || back == 0 || back > int64(i)+1 || int64(i)-back >= int64(n) || line > 1<<31-1 || kr[0] > byte(kLeaf) {
+		if off < 0 || off > st.size || ln > uint64(st.size-off) || back == 0 || back > int64(i)+1 || int64(i)-back >= int64(n) || line > 1<<31-1 || kr[0] > byte(kLeaf) || items > maxItems || calls > maxItems {
 			return nil, errSidecar
 		}
 		rc.n, rc.line = int32(ln), int32(line)
+		rc.items, rc.calls = uint16(items), uint16(calls)
 		rc.parent = int32(int64(i) - back) // none when back == i+1
 		rc.kind, rc.role = kind(kr[0]), kr[1]
 		rc.child, rc.sibling = none, none

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -70,7 +71,7 @@ func sameIndex(t *testing.T, got, want *Session) {
 		}
 	}
 	if !reflect.DeepEqual(g.strs, w.strs) || !reflect.DeepEqual(g.labels, w.labels) ||
-		!reflect.DeepEqual(g.usage, w.usage) || !reflect.DeepEqual(g.costs, w.costs) || g.cost != w.cost || g.name != w.name || g.leaf != w.leaf || g.linear != w.linear {
+		!reflect.DeepEqual(g.usage, w.usage) || !slices.Equal(g.costs, w.costs) || g.cost != w.cost || g.name != w.name || g.leaf != w.leaf || g.linear != w.linear {
 		t.Fatal("index differs from the scanned one")
 	}
 	if got.size != want.size || got.lineNo != want.lineNo || got.header != want.header || got.fileVersion != want.fileVersion {

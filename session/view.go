@@ -15,8 +15,9 @@ import (
 // display pages through) costs what is shown, not the size of the file.
 
 var (
-	roleUser      = roleOf("user")
-	roleAssistant = roleOf("assistant")
+	roleUser       = roleOf("user")
+	roleAssistant  = roleOf("assistant")
+	roleToolResult = roleOf("toolResult")
 )
 
 // usageRec is an assistant message's usage, read while indexing.
@@ -223,6 +224,19 @@ type Slot struct {
 	ID    string
 	User  bool // a user message: a turn starts here
 	Bytes int  // length of the entry's line
+	// Items is how many display items the entry gives, Calls how many tool
+	// calls it opens, and Result marks a tool result, which fills in an
+	// open call of its turn instead of giving an item (see CountItems).
+	Items  int
+	Calls  int
+	Result bool
+}
+
+// slotOf is record i as a slot.
+func (x *index) slotOf(i int32) Slot {
+	r := &x.recs[i]
+	return Slot{ID: r.id, User: r.kind == kMessage && r.role == roleUser, Bytes: int(r.n),
+		Items: int(r.items), Calls: int(r.calls), Result: r.kind == kMessage && r.role == roleToolResult}
 }
 
 // ContextSlots lists the current context's entries without decoding them.
@@ -236,8 +250,7 @@ func (s *Session) ContextSlots(ctx context.Context) ([]Slot, error) {
 	}
 	out := make([]Slot, 0, len(p.emit)+1)
 	if p.compaction != none {
-		r := &s.idx.recs[p.compaction]
-		out = append(out, Slot{ID: r.id, Bytes: int(r.n)})
+		out = append(out, s.idx.slotOf(p.compaction))
 	}
 	for k, i := range p.emit {
 		if k%4096 == 0 {
@@ -249,7 +262,7 @@ func (s *Session) ContextSlots(ctx context.Context) ([]Slot, error) {
 		if !r.kind.inContext() || (r.kind == kMessage && r.role == 0) {
 			continue
 		}
-		out = append(out, Slot{ID: r.id, User: r.kind == kMessage && r.role == roleUser, Bytes: int(r.n)})
+		out = append(out, s.idx.slotOf(i))
 	}
 	return out, nil
 }

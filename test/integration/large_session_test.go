@@ -168,6 +168,9 @@ func TestLargeSessionDisplayHistory(t *testing.T) {
 			gotUsers++
 		}
 	}
+	if older := len(all) - len(items); sv.State.History.Older != older {
+		t.Fatalf("history.older = %d, display/history paged back %d items", sv.State.History.Older, older)
+	}
 	if len(all) != wantItems || gotUsers != users {
 		t.Fatalf("paged %d items (%d user) in %d pages, the file has %d (%d user)", len(all), gotUsers, pages, wantItems, users)
 	}

@@ -635,10 +635,10 @@ export interface HandoverParams {
 }
 
 /** HistoryMarker is the display state's "history": what is older than its
- * first item. Older counts the context's entries before that item (an
- * upper bound of the items display/history returns: a tool result fills
- * the item of its call, and some entries show nothing); Before is the
- * cursor to pass to display/history. */
+ * first item. Older is the number of display items before that item:
+ * exactly what display/history returns when paged back to the start (a
+ * tool result fills its call's item, entries that show nothing count
+ * nothing). Before is the cursor to pass to display/history. */
 export interface HistoryMarker {
   older: number;
   before: string;
