@@ -259,6 +259,21 @@ func (c *Client) Notifications(method string) []Notification {
 	return out
 }
 
+// LastNotification returns the latest notification of method ("" = any)
+// and whether there is one. Unlike Notifications it copies nothing, so a
+// WaitFor condition that looks at the newest notification stays cheap
+// however many have arrived.
+func (c *Client) LastNotification(method string) (Notification, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.notes) - 1; i >= 0; i-- {
+		if method == "" || c.notes[i].Method == method {
+			return c.notes[i], true
+		}
+	}
+	return Notification{}, false
+}
+
 // Unmatched returns the responses that answered no call of this client.
 func (c *Client) Unmatched() []Response {
 	c.mu.Lock()
