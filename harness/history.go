@@ -14,8 +14,12 @@ const (
 	HistoryMessages = 200
 	HistoryBytes    = 512 << 10
 	// historyOutput is what a tool output or command output of the history
-	// is cut to (its tail): a display shows no more of it.
-	historyOutput = 8 << 10
+	// is cut to (its tail), to bound what a session_change carries. It is
+	// a little more than a display keeps (8 KiB, display's keptOutput), so
+	// that the display makes the final cut, at a line, as it does live: a
+	// byte cut here would leave a reopened block starting with a fragment
+	// of a line that the live block did not show.
+	historyOutput = 9 << 10
 )
 
 // History is the display-safe recent history of the current context that

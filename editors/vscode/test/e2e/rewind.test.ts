@@ -65,6 +65,8 @@ describe('rewind in code-server', () => {
     const row = (text: string) => rows.filter({ hasText: text }).first();
     await row('src/deep/new.txt').waitFor({ timeout: 10000 });
     await wb.screenshot('preview');
+    // The docs' picture of a rewind (docs/vscode.md, "Rewind").
+    await page.screenshot({ path: path.join(__dirname, '..', '..', '..', '..', '..', 'docs', 'images', 'vscode-rewind.png') });
     const texts = (await rows.allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
     const fileRows = texts.filter((t) => /notes\.txt|keep\.txt|new\.txt/.test(t));
     assert.equal(fileRows.length, 3, `preview rows: ${JSON.stringify(texts)}`);
