@@ -210,15 +210,19 @@ func (s *Server) handler() http.Handler {
 	return mux
 }
 
-// take records the request and picks its response.
+// take records the request and picks its response. n is the request's
+// place in the log (1-based).
 func (s *Server) take(body []byte) (Response, int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = append(s.requests, body)
-	n := len(s.requests)
 	s.clock++
 	s.inFlight++
 	s.log = append(s.log, LogEntry{Body: body, Start: s.clock, InFlight: s.inFlight})
+	// n numbers the request among the answered ones, in the log: a request
+	// refused for its context length is in requests but not in the log, so
+	// len(s.requests) would point past the log's end.
+	n := len(s.log)
 	for i := range s.script {
 		e := &s.script[i]
 		if e.used || (e.Match != "" && !bytes.Contains(body, []byte(e.Match))) {

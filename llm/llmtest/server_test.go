@@ -387,3 +387,26 @@ func TestParseScript(t *testing.T) {
 		t.Fatal("garbage accepted")
 	}
 }
+
+// A request refused for its context length is in Requests but not in the
+// log; the next request must still be answered (it used to index the log
+// by the count of requests and panic in the handler).
+func TestOverWindowRequestThenAnAnswer(t *testing.T) {
+	s := NewServer(t, Response{Text: "fits"})
+	s.SetTokens(func(body []byte) int { return len(body) / 3 }, 20)
+	big := `{"stream":false,"messages":[{"role":"user","content":"` + strings.Repeat("x", 200) + `"}]}`
+	if resp := post(t, s.URL, big); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("over the window: status %d", resp.StatusCode)
+	}
+	resp := post(t, s.URL, `{"stream":false}`)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), "fits") {
+		t.Fatalf("answer %s", b)
+	}
+	if len(s.Requests()) != 2 || len(s.Log()) != 1 || s.Log()[0].End == 0 {
+		t.Fatalf("requests %d, log %+v", len(s.Requests()), s.Log())
+	}
+}
