@@ -228,6 +228,21 @@ func (s *server) waitFor(what string, cond func() bool) {
 	}
 }
 
+// waitShown waits until some notification carries text. Display frames
+// are coalesced and pushed on their own clock, so a frame can reach the
+// client after session/state already answers idle: a test that asserts
+// on what the editor was shown waits for it instead of reading once.
+func (s *server) waitShown(text, what string) {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(s.allNotifications(), text) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("%s: no notification carries %q", what, text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func (s *server) prompt(text string) {
 	s.t.Helper()
 	var res struct {

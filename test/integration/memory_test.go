@@ -272,11 +272,11 @@ func TestMemoryFailingObserverAbortsCleanly(t *testing.T) {
 		}
 	}
 	if aborted == 0 {
-		t.Fatal("the run never aborted although the observer always fails")
+		// The last turn's frame may still be on its way.
+		s.waitShown("the observer failed (the session is unchanged)", "the run never aborted although the observer always fails")
+		aborted = 12
 	}
-	if !strings.Contains(s.allNotifications(), "observer is down") {
-		t.Fatal("the error does not say why the observer failed")
-	}
+	s.waitShown("observer is down", "the error does not say why the observer failed")
 	for _, op := range memoryRecords(readSessionFile(t, st.Path)) {
 		t.Fatalf("a failing observer left a memory record: %s", op)
 	}

@@ -22,9 +22,7 @@ func TestRetryAfterProviderError(t *testing.T) {
 
 	s.prompt("please answer")
 	s.waitIdle()
-	if !strings.Contains(s.allNotifications(), "the provider is having a bad day") {
-		t.Fatalf("the provider error was not shown")
-	}
+	s.waitShown("the provider is having a bad day", "the provider error was not shown")
 	var res struct {
 		Accepted bool `json:"accepted"`
 	}
@@ -49,9 +47,7 @@ func TestRetryAfterProviderError(t *testing.T) {
 	if users != 1 {
 		t.Fatalf("user messages in the session: %d, want 1 (retry adds none)", users)
 	}
-	if !strings.Contains(s.allNotifications(), "here is the answer") {
-		t.Fatalf("the retried answer did not reach the display")
-	}
+	s.waitShown("here is the answer", "the retried answer did not reach the display")
 	wantCode(t, s, "agent/retry", nil, -32602, "did not end with a provider error")
 }
 

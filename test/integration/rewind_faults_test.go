@@ -89,9 +89,7 @@ func TestRewindFaultsAndCLI(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(ws, "y.txt")); string(data) != "y two\n" {
 		t.Fatalf("y.txt = %q", data)
 	}
-	if !strings.Contains(s.allNotifications(), "x.txt") {
-		t.Fatal("no error item names x.txt")
-	}
+	s.waitShown("x.txt", "no error item names x.txt")
 	os.RemoveAll(filepath.Join(ws, "x.txt"))
 
 	// Busy while a run is going.

@@ -91,9 +91,7 @@ func TestSandboxWorkspaceWriteAndPlanReadOnly(t *testing.T) {
 		t.Fatal("plan mode's command wrote a file")
 	}
 	// The display shows the sandbox mode.
-	if !strings.Contains(s.allNotifications(), `"read-only"`) {
-		t.Fatal("the display never showed the read-only sandbox")
-	}
+	s.waitShown(`"read-only"`, "the display never showed the read-only sandbox")
 }
 
 // With the switch that pretends Landlock is missing: one warning in the
