@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
 )
@@ -270,7 +271,7 @@ func (r *Reducer) childOutput(ct *childTrack, c *Child, idx int, out string) {
 		}
 		return
 	}
-	if t := tail(out, childKeptOutput); t != it.Output {
+	if t := textcut.Tail(out, childKeptOutput); t != it.Output {
 		it.Output = t
 		r.childSet(ct, idx, "output", t)
 	}
@@ -278,7 +279,7 @@ func (r *Reducer) childOutput(ct *childTrack, c *Child, idx int, out string) {
 
 func (r *Reducer) childToolEnd(ct *childTrack, c *Child, idx int, out string, isError bool) {
 	it := &c.Items[idx]
-	if t := tail(out, childKeptOutput); t != it.Output {
+	if t := textcut.Tail(out, childKeptOutput); t != it.Output {
 		it.Output = t
 		r.childSet(ct, idx, "output", t)
 	}

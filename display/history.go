@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/llm"
 )
 
@@ -53,7 +54,7 @@ func itemsFrom(msgs []llm.Message, newID func(i int) string) []Item {
 				items = append(items, Item{ID: m.ToolCallID, Kind: KindTool, ToolName: m.ToolName})
 			}
 			it := &items[idx]
-			it.Output = tail(m.Text(), keptOutput)
+			it.Output = textcut.Tail(m.Text(), keptOutput)
 			it.IsError = m.IsError
 			toolFacts(it, m.Text(), m.IsError)
 			if it.ToolName == "subagent" {
@@ -150,7 +151,7 @@ func splitLines(s string) []string {
 // finishBashItem fills a bash item from its bashExecution message, the same
 // live (at message_end) and from history.
 func finishBashItem(it *Item, m *llm.Message) {
-	it.Output = tail(m.Output, keptOutput)
+	it.Output = textcut.Tail(m.Output, keptOutput)
 	if m.Truncated {
 		where := "Full output: " + m.FullOutputPath
 		if m.FullOutputPath == "" {

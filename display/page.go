@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
 	"github.com/pi-lsp/pi-lsp/session"
@@ -81,7 +82,7 @@ func Page(ctx context.Context, src HistorySource, before string, limit, maxBytes
 		}
 		if n == 0 && ts > maxBytes {
 			for i := range turn {
-				turn[i].Output = tail(turn[i].Output, squeezedOutput)
+				turn[i].Output = textcut.Tail(turn[i].Output, squeezedOutput)
 			}
 			ts = itemsSize(turn)
 		}

@@ -2,6 +2,7 @@ package display
 
 import (
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
@@ -42,7 +43,7 @@ func (r *Reducer) jobUpdate(v *harness.JobView) {
 	j := WireJob(*v)
 	i := r.jobIndex(v.ID)
 	if i < 0 {
-		j.OutputTail = tail(j.OutputTail, keptJobTail)
+		j.OutputTail = textcut.Tail(j.OutputTail, keptJobTail)
 		r.st.Jobs = append(r.st.Jobs, j)
 		r.push(path("jobs"), j)
 		return
@@ -50,7 +51,7 @@ func (r *Reducer) jobUpdate(v *harness.JobView) {
 	if j.OutputTail == "" {
 		j.OutputTail = r.st.Jobs[i].OutputTail
 	} else {
-		j.OutputTail = tail(j.OutputTail, keptJobTail)
+		j.OutputTail = textcut.Tail(j.OutputTail, keptJobTail)
 	}
 	r.st.Jobs[i] = j
 	r.set(path("jobs", i), j)
@@ -67,7 +68,7 @@ func (r *Reducer) jobOutput(v *harness.JobView, chunk string) {
 	}
 	j := &r.st.Jobs[i]
 	if len(j.OutputTail)+len(chunk) > maxJobTail {
-		j.OutputTail = tail(j.OutputTail+chunk, keptJobTail)
+		j.OutputTail = textcut.Tail(j.OutputTail+chunk, keptJobTail)
 		r.set(path("jobs", i, "outputTail"), j.OutputTail)
 		return
 	}

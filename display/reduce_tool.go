@@ -3,9 +3,9 @@ package display
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/pi-lsp/pi-lsp/harness"
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/protocol"
 )
@@ -69,7 +69,7 @@ func (r *Reducer) toolUpdate(ev harness.Event) {
 	if strings.HasPrefix(ev.Output, t.full) {
 		r.appendOutput(t, ev.Output[len(t.full):])
 	} else {
-		r.setOutput(t, tail(ev.Output, keptOutput))
+		r.setOutput(t, textcut.Tail(ev.Output, keptOutput))
 	}
 	t.full = ev.Output
 }
@@ -80,7 +80,7 @@ func (r *Reducer) appendOutput(t *toolTrack, delta string) {
 	}
 	it := &r.st.Items[t.idx]
 	if len(it.Output)+len(delta) > maxKeptOutput {
-		r.setOutput(t, tail(it.Output+delta, keptOutput))
+		r.setOutput(t, textcut.Tail(it.Output+delta, keptOutput))
 		return
 	}
 	it.Output += delta
@@ -100,7 +100,7 @@ func (r *Reducer) toolEnd(ev harness.Event) {
 	t := r.ensureTool(ev.ToolCallID, ev.ToolName, ev.Args, ToolRunning)
 	t.started = true
 	it := &r.st.Items[t.idx]
-	want := tail(ev.Output, keptOutput)
+	want := textcut.Tail(ev.Output, keptOutput)
 	if strings.HasPrefix(want, it.Output) {
 		r.appendOutput(t, want[len(it.Output):])
 	} else {
@@ -141,7 +141,7 @@ func (r *Reducer) toolResultMessage(m *llm.Message) {
 		return
 	}
 	t := r.ensureTool(m.ToolCallID, m.ToolName, nil, ToolDone)
-	r.setOutput(t, tail(m.Text(), keptOutput))
+	r.setOutput(t, textcut.Tail(m.Text(), keptOutput))
 	if m.IsError {
 		r.st.Items[t.idx].IsError = true
 		r.setItemField(t.idx, "isError", true)
@@ -225,30 +225,6 @@ func (r *Reducer) pendingEvent(ev harness.Event) {
 			r.set(path("pending", "plan"), nil)
 		}
 	}
-}
-
-// tail returns the last n bytes of s, starting on a rune boundary.
-// tail is the last n bytes of s, starting at a line: the cut line's
-// fragment is dropped (issue 33: a block must not start with "43"). Text
-// without a line break in its last n bytes is cut at a rune instead.
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	atLine := s[len(s)-n-1] == '\n'
-	s = s[len(s)-n:]
-	if atLine {
-		return s
-	}
-	if i := strings.IndexByte(s, '\n'); i >= 0 && i+1 < len(s) {
-		return s[i+1:]
-	}
-	for i := 0; i < len(s) && i < utf8.UTFMax; i++ {
-		if utf8.RuneStart(s[i]) {
-			return s[i:]
-		}
-	}
-	return s
 }
 
 func cloneRaw(b json.RawMessage) json.RawMessage {

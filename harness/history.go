@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/llm"
 )
 
@@ -15,10 +16,9 @@ const (
 	HistoryBytes    = 512 << 10
 	// historyOutput is what a tool output or command output of the history
 	// is cut to (its tail), to bound what a session_change carries. It is
-	// a little more than a display keeps (8 KiB, display's keptOutput), so
-	// that the display makes the final cut, at a line, as it does live: a
-	// byte cut here would leave a reopened block starting with a fragment
-	// of a line that the live block did not show.
+	// a little more than a display keeps (8 KiB, display's keptOutput), and
+	// both cut with textcut.Tail, whose second cut gives what one cut
+	// gives: a reopened block starts at the same line as the live one.
 	historyOutput = 9 << 10
 )
 
@@ -62,25 +62,12 @@ func cutOutput(m llm.Message) llm.Message {
 	switch m.Role {
 	case llm.RoleToolResult:
 		if t := m.Text(); len(t) > historyOutput {
-			m.Content = []llm.ContentBlock{llm.TextBlock(tailString(t, historyOutput))}
+			m.Content = []llm.ContentBlock{llm.TextBlock(textcut.Tail(t, historyOutput))}
 		}
 	case llm.RoleBashExecution:
-		m.Output = tailString(m.Output, historyOutput)
+		m.Output = textcut.Tail(m.Output, historyOutput)
 	}
 	return m
-}
-
-func tailString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for i := 0; i < len(s) && i < 4; i++ { // start on a rune
-		if s[i]&0xC0 != 0x80 {
-			return s[i:]
-		}
-	}
-	return s
 }
 
 // sessionEvent is the session_change of the current session: its info and

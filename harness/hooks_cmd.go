@@ -16,6 +16,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/mcp"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -249,7 +250,7 @@ func (h *Harness) runHooks(ctx context.Context, ch *CommandHooks, hs []CommandHo
 		case o.timedOut:
 			h.log.Warn("hook timed out", "event", c.Event, "command", c.Command, "timeout", c.Timeout)
 		case o.exit != 0 && o.exit != 2:
-			h.log.Warn("hook exited with an error", "event", c.Event, "command", c.Command, "status", o.exit, "stderr", truncate(strings.TrimSpace(o.stderr), 300))
+			h.log.Warn("hook exited with an error", "event", c.Event, "command", c.Command, "status", o.exit, "stderr", textcut.Head(strings.TrimSpace(o.stderr), 300))
 		}
 		out = append(out, o)
 		if block, _ := o.blocks(); block {

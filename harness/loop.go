@@ -10,6 +10,7 @@ import (
 
 	"github.com/pi-lsp/pi-lsp/compaction"
 	"github.com/pi-lsp/pi-lsp/env"
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
@@ -426,7 +427,7 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 		return errorResult(fmt.Sprintf("Tool %q is not available in this mode. Available tools: %s.", call.Name, strings.Join(h.toolNames(), ", "))), false
 	}
 	if !json.Valid(call.Args) {
-		return errorResult(fmt.Sprintf("Invalid arguments for %s: not valid JSON: %s", call.Name, truncate(string(call.Args), 200))), false
+		return errorResult(fmt.Sprintf("Invalid arguments for %s: not valid JSON: %s", call.Name, textcut.Head(string(call.Args), 200))), false
 	}
 	if v := h.runToolCallHooks(ctx, call); v.Block {
 		reason := v.Reason
@@ -472,13 +473,6 @@ func errorResult(text string) tools.Result {
 	return tools.Result{Content: []llm.ContentBlock{llm.TextBlock(text)}, IsError: true}
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // describeCall renders a call for an approval prompt.
 func describeCall(call tools.Call) string {
 	var args map[string]any
@@ -502,7 +496,7 @@ func describeCall(call tools.Call) string {
 			return fmt.Sprintf("edit %s (%d change(s))", p, n)
 		}
 	}
-	return call.Name + " " + truncate(string(call.Args), 300)
+	return call.Name + " " + textcut.Head(string(call.Args), 300)
 }
 
 // recordToolResult records a tool result message and emits

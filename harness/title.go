@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/session"
 )
@@ -103,7 +104,7 @@ func (h *Harness) nameSession(ctx context.Context, s *session.Session, model llm
 	if model.MaxTokens <= 0 || model.MaxTokens > 32 {
 		model.MaxTokens = 32
 	}
-	text := titlePrompt + "\n\n<user>\n" + clip(prompt, 2000) + "\n</user>\n<assistant>\n" + clip(answer, 2000) + "\n</assistant>"
+	text := titlePrompt + "\n\n<user>\n" + textcut.Head(prompt, 2000) + "\n</user>\n<assistant>\n" + textcut.Head(answer, 2000) + "\n</assistant>"
 	resp := h.cfg.Streamer.Stream(ctx, llm.Request{Model: model, Messages: []llm.Message{llm.UserText(text, h.now())}}, func(llm.Event) {})
 	if resp.StopReason == llm.StopError || resp.StopReason == llm.StopAborted || ctx.Err() != nil {
 		h.log.Info("session title not generated", "err", resp.ErrorMessage)
@@ -125,29 +126,11 @@ func (h *Harness) nameSession(ctx context.Context, s *session.Session, model llm
 // cleanTitle is the first line of a model's title answer without quotes,
 // marks or a trailing full stop, at most 60 characters.
 func cleanTitle(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			s = l
-			break
-		}
-	}
-	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "Title:"))
+	s = strings.TrimSpace(strings.TrimPrefix(textcut.FirstLine(s), "Title:"))
 	s = strings.Trim(s, "\"'`*#“”‘’ ")
 	s = strings.TrimRight(s, ".。 ")
-	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) > 60 {
 		s = string([]rune(s)[:60])
 	}
 	return s
-}
-
-// clip cuts s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

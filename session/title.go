@@ -3,6 +3,8 @@ package session
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/pi-lsp/pi-lsp/internal/textcut"
 )
 
 // maxTitle is the longest derived title, in runes.
@@ -19,14 +21,7 @@ func Title(name, firstMessage string) string {
 	if i := strings.Index(text, "<editor-context"); i >= 0 {
 		text = text[:i]
 	}
-	line := ""
-	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			line = l
-			break
-		}
-	}
-	line = strings.Join(strings.Fields(line), " ")
+	line := textcut.FirstLine(text)
 	if utf8.RuneCountInString(line) <= maxTitle {
 		return line
 	}

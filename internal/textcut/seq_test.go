@@ -1,4 +1,4 @@
-package display
+package textcut
 
 import (
 	"fmt"
@@ -8,15 +8,15 @@ import (
 
 // Issue 33 bug 7: kept output starts at a whole line, never with the cut
 // line's fragment, and ends with the output's end.
-func TestTailStartsAtALine(t *testing.T) {
+func TestTailOfSeqOutput(t *testing.T) {
 	var b strings.Builder
 	for i := 1; i <= 200000; i++ {
 		fmt.Fprintf(&b, "%d\n", i)
 	}
 	b.WriteString("\n[Showing lines 1-200000 of 200000. Full output: /tmp/x.log]")
-	got := tail(b.String(), keptOutput)
-	if len(got) > keptOutput {
-		t.Fatalf("kept %d bytes, want at most %d", len(got), keptOutput)
+	got := Tail(b.String(), 8<<10)
+	if len(got) > 8<<10 {
+		t.Fatalf("kept %d bytes, want at most %d", len(got), 8<<10)
 	}
 	first := strings.SplitN(got, "\n", 2)[0]
 	want := 0
@@ -30,11 +30,11 @@ func TestTailStartsAtALine(t *testing.T) {
 		t.Fatalf("the end is lost: %q", got[len(got)-60:])
 	}
 	// A cut that lands on a line start keeps that line.
-	if got := tail("aa\nbb\ncc", 5); got != "bb\ncc" {
+	if got := Tail("aa\nbb\ncc", 5); got != "bb\ncc" {
 		t.Fatalf("tail at a line start = %q", got)
 	}
 	// One long line is cut at a rune.
-	if got := tail(strings.Repeat("é", 10), 5); got != "éé" {
+	if got := Tail(strings.Repeat("é", 10), 5); got != "éé" {
 		t.Fatalf("tail of one line = %q", got)
 	}
 }
