@@ -69,6 +69,16 @@ func (m chatMessage) text() string {
 	return b.String()
 }
 
+// toolResult is the text of the result the request carries for call id.
+func (r chatRequest) toolResult(id string) string {
+	for _, m := range r.Messages {
+		if m.Role == "tool" && m.ToolCallID == id {
+			return m.text()
+		}
+	}
+	return ""
+}
+
 func parseRequest(t *testing.T, body []byte) chatRequest {
 	t.Helper()
 	var r chatRequest

@@ -89,22 +89,7 @@ func TestACPWriteResultCarriesGoplsError(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d model requests, want 2", len(reqs))
 	}
-	var second struct {
-		Messages []struct {
-			Role       string `json:"role"`
-			ToolCallID string `json:"tool_call_id"`
-			Content    any    `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(reqs[1], &second); err != nil {
-		t.Fatal(err)
-	}
-	var writeResult string
-	for _, m := range second.Messages {
-		if m.Role == "tool" && m.ToolCallID == "w1" {
-			writeResult = mustJSON(m.Content)
-		}
-	}
+	writeResult := parseRequest(t, reqs[1]).toolResult("w1")
 	if !strings.Contains(writeResult, "main.go:5:2: error: undefined: frobnicate") {
 		t.Fatalf("the write's result has no gopls error: %s", writeResult)
 	}

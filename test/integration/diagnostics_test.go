@@ -99,22 +99,7 @@ func TestEditorDiagnosticsAfterWrite(t *testing.T) {
 		t.Fatalf("%d model requests, want 3", len(reqs))
 	}
 	// The write's result (in the 2nd request) carries the new error only.
-	var second struct {
-		Messages []struct {
-			Role       string `json:"role"`
-			ToolCallID string `json:"tool_call_id"`
-			Content    any    `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(reqs[1], &second); err != nil {
-		t.Fatal(err)
-	}
-	var writeResult string
-	for _, m := range second.Messages {
-		if m.Role == "tool" && m.ToolCallID == "w1" {
-			writeResult = mustJSON(m.Content)
-		}
-	}
+	writeResult := parseRequest(t, reqs[1]).toolResult("w1")
 	if !strings.Contains(writeResult, "a.go:5:2: error: undefined: frobnicate (compiler)") {
 		t.Fatalf("the write's result has no new diagnostic: %s", writeResult)
 	}
