@@ -81,16 +81,17 @@ function H.reset_windows()
 end
 
 --- Starts the fake LLM and a pi_lsp client in a fresh project holding `opts.files`.
---- Returns client, project dir, fakellm.
+--- `opts.project` and `opts.sessions` reuse a project and sessions directory (a restarted
+--- editor). Returns client, project dir, fakellm, sessions dir.
 function H.start(t, script, opts)
   opts = opts or {}
   local bin = need_env('PI_LSP_BIN')
   local llm = H.fakellm(t, script)
-  local proj = H.tmpdir()
+  local proj = opts.project or H.tmpdir()
   for name, text in pairs(opts.files or {}) do
     H.write(proj .. '/' .. name, text)
   end
-  local sessions = H.tmpdir()
+  local sessions = opts.sessions or H.tmpdir()
   vim.cmd('cd ' .. vim.fn.fnameescape(proj))
   local pi = require('pi_lsp')
   pi.setup(vim.tbl_deep_extend('force', {
@@ -156,6 +157,69 @@ function H.win_of(buf)
       return w
     end
   end
+end
+
+--- Line `lnum` of `buf` as the user sees it: concealed text replaced by its conceal character.
+--- Works for both highlighters the transcript uses (lua/pi_lsp/markdown.lua): Vim syntax
+--- (0.7/0.8, read with synconcealed() in a window showing buf) and treesitter (0.9+, read from
+--- the captures' conceal metadata).
+function H.shown(buf, lnum)
+  local text = vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1]
+  local out, last = {}, nil
+  local ts = vim.treesitter and vim.treesitter.highlighter and vim.treesitter.highlighter.active[buf]
+  if ts then
+    vim.treesitter.get_parser(buf):parse(true)
+  end
+  local function conceal_at(col) -- 1-based col: concealed, replacement, region
+    if ts then
+      for _, c in ipairs(vim.treesitter.get_captures_at_pos(buf, lnum - 1, col - 1)) do
+        if c.metadata and c.metadata.conceal then
+          return 1, c.metadata.conceal, c.capture .. c.metadata.conceal
+        end
+      end
+      return 0
+    end
+    local cc
+    vim.api.nvim_win_call(assert(H.win_of(buf), 'buffer not in a window'), function()
+      cc = vim.fn.synconcealed(lnum, col)
+    end)
+    return cc[1], cc[2], cc[3]
+  end
+  for col = 1, #text do
+    local on, repl, region = conceal_at(col)
+    if on == 0 then
+      out[#out + 1] = text:sub(col, col)
+      last = nil
+    elseif region ~= last then
+      out[#out + 1] = repl
+      last = region
+    end
+  end
+  return table.concat(out)
+end
+
+--- What colours (lnum, col) of `buf` (1-based): syntax group names ("goDeclaration"), or
+--- treesitter captures as "lang:capture" ("lua:keyword") where treesitter highlights buf.
+function H.highlights(buf, lnum, col)
+  local names = {}
+  if vim.treesitter and vim.treesitter.highlighter and vim.treesitter.highlighter.active[buf] then
+    vim.treesitter.get_parser(buf):parse(true)
+    for _, c in ipairs(vim.treesitter.get_captures_at_pos(buf, lnum - 1, col - 1)) do
+      names[#names + 1] = c.lang .. ':' .. c.capture
+    end
+    return names
+  end
+  vim.api.nvim_win_call(assert(H.win_of(buf), 'buffer not in a window'), function()
+    for _, id in ipairs(vim.fn.synstack(lnum, col)) do
+      names[#names + 1] = vim.fn.synIDattr(id, 'name')
+    end
+  end)
+  return names
+end
+
+--- Whether the transcript buffer is highlighted by treesitter (0.9+ with the markdown parser).
+function H.treesitter(buf)
+  return vim.treesitter ~= nil and vim.treesitter.highlighter ~= nil and vim.treesitter.highlighter.active[buf] ~= nil
 end
 
 function H.idle(c)

@@ -304,7 +304,8 @@ t.test('missing 8: :qa stops while a turn runs, and not after it', function()
   t.eq(false, ok)
   -- Vim stops at the modified buffer (E37) or names it (E162): it is the guard's.
   t.ok(tostring(err):find('E37', 1, true) or tostring(err):find('E162', 1, true), tostring(err))
-  t.ok(vim.api.nvim_buf_get_name(0):find('a turn is running', 1, true) or tostring(err):find('a turn is running', 1, true), tostring(err))
+  -- 0.7 shows the guard buffer; 0.10 does not switch to it, so QuitPre warns on every version.
+  t.ok(t.notified('a turn is running in ' .. c.cwd), vim.inspect(t.messages))
   vim.cmd('enew')
   answer()
   H.wait_answer(t, c, 'done')
