@@ -82,11 +82,20 @@ end
 
 --- Starts the fake LLM and a pi_lsp client in a fresh project holding `opts.files`.
 --- `opts.project` and `opts.sessions` reuse a project and sessions directory (a restarted
---- editor). Returns client, project dir, fakellm, sessions dir.
+--- editor); `opts.cost` ({input = 3, output = 15}, per million tokens) prices the fake model.
+--- Returns client, project dir, fakellm, sessions dir.
 function H.start(t, script, opts)
   opts = opts or {}
   local bin = need_env('PI_LSP_BIN')
   local llm = H.fakellm(t, script)
+  if opts.cost then
+    -- A price per million tokens on the fake model, so that turns cost something.
+    local doc = vim.json.decode(H.read(llm.models))
+    for _, m in ipairs(doc.providers.fake.models) do
+      m.cost = vim.tbl_extend('force', { input = 0, output = 0, cacheRead = 0, cacheWrite = 0 }, opts.cost)
+    end
+    H.write(llm.models, vim.json.encode(doc))
+  end
   local proj = opts.project or H.tmpdir()
   for name, text in pairs(opts.files or {}) do
     H.write(proj .. '/' .. name, text)
