@@ -258,6 +258,61 @@ function H.wait_answer(t, c, text, timeout)
   end)
 end
 
+--- Sends `prompt` with an approval picker that stays open (as telescope or dressing do) and
+--- waits until the approval is asked. Returns `answer(i)`, which picks choice i (default 1:
+--- Approve), and the choices offered.
+function H.hold_approval(t, prompt)
+  local answer, choices
+  H.stub(t, 'select', function(items, _, cb)
+    choices = items
+    answer = function(i)
+      i = i or 1
+      cb(items[i], i)
+    end
+  end)
+  require('pi_lsp').chat(prompt)
+  t.wait(function()
+    return answer ~= nil
+  end, 10000, 'approval asked')
+  return answer, choices
+end
+
+--- Picks in :PiSessions the session for which `pick(item, opts, items)` is true, and waits until the
+--- client shows it. Other vim.ui.select calls go to the stub in place before.
+function H.switch_session(t, c, pick)
+  local before = vim.ui.select
+  local chosen
+  vim.ui.select = function(items, opts, cb)
+    if opts.kind ~= 'pi_lsp.session' then
+      return before(items, opts, cb)
+    end
+    vim.ui.select = before
+    for i, s in ipairs(items) do
+      if pick(s, opts, items) then
+        chosen = s
+        return cb(s, i)
+      end
+    end
+    cb(nil)
+  end
+  vim.cmd('PiSessions')
+  t.wait(function()
+    local cur = c:display().session
+    return chosen ~= nil and (cur.id == chosen.id or cur.path == chosen.path)
+  end, 5000, 'switched sessions')
+  vim.ui.select = before
+  return chosen
+end
+
+--- :PiNew, then waits until the client shows a session other than the current one.
+function H.new_session(t, c)
+  local old = c:display().session.id
+  vim.cmd('PiNew')
+  t.wait(function()
+    return c:display().session.id ~= old
+  end, 5000, 'a new session')
+end
+
 --- Replaces vim.ui[name] for the current test.
 function H.stub(t, name, fn)
   local orig = vim.ui[name]
