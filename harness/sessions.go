@@ -243,7 +243,10 @@ func (h *Harness) restoreState(ctx context.Context) {
 			}
 		}
 	}
-	if raw, ok := s.LatestCustom(customPermissions); ok {
+	// Grants and policies belong to the session, not to a branch: the latest
+	// recorded anywhere in the file (issue 33 bug 13: a navigate to before
+	// the grant, then another session and back, asked again).
+	if raw, ok := s.LatestCustomInFile(customPermissions); ok {
 		var p Permissions
 		if json.Unmarshal(raw, &p) == nil {
 			if trusted {

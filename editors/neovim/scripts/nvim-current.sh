@@ -7,12 +7,15 @@
 #   make -C editors/neovim test-current
 #
 # The wrapper starts nvim through trixie's own dynamic loader (its glibc is newer than
-# bookworm's) and sets VIMRUNTIME.
+# bookworm's), sets VIMRUNTIME and puts the bundled treesitter parsers (usr/lib/nvim/parser:
+# c, lua, markdown, markdown_inline, query, vim, vimdoc) on 'runtimepath': the compiled-in
+# path is /usr/lib/nvim, which is not there, and without them the plugin's 0.9+ treesitter
+# path would silently fall back to the 0.7 syntax path.
 set -eu
 dir=${PI_NVIM_CACHE:-/tmp/pi-lsp-nvim-trixie}
 root="$dir/root"
 wrapper="$dir/nvim"
-if [ -x "$wrapper" ] && "$wrapper" --version >/dev/null 2>&1; then
+if [ -x "$wrapper" ] && grep -q 'usr/lib/nvim' "$wrapper" && "$wrapper" --version >/dev/null 2>&1; then
   echo "$wrapper"
   exit 0
 fi
@@ -30,7 +33,8 @@ for d in ./*.deb; do dpkg -x "$d" "$root"; done
 cat > "$wrapper" <<WRAP
 #!/bin/sh
 VIMRUNTIME=$root/usr/share/nvim/runtime exec $root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \\
-  --library-path $root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu $root/usr/bin/nvim "\$@"
+  --library-path $root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu $root/usr/bin/nvim \\
+  --cmd 'set rtp+=$root/usr/lib/nvim' "\$@"
 WRAP
 chmod +x "$wrapper"
 "$wrapper" --version | head -1 >&2

@@ -81,16 +81,26 @@ function H.reset_windows()
 end
 
 --- Starts the fake LLM and a pi_lsp client in a fresh project holding `opts.files`.
---- Returns client, project dir, fakellm.
+--- `opts.project` and `opts.sessions` reuse a project and sessions directory (a restarted
+--- editor); `opts.cost` ({input = 3, output = 15}, per million tokens) prices the fake model.
+--- Returns client, project dir, fakellm, sessions dir.
 function H.start(t, script, opts)
   opts = opts or {}
   local bin = need_env('PI_LSP_BIN')
   local llm = H.fakellm(t, script)
-  local proj = H.tmpdir()
+  if opts.cost then
+    -- A price per million tokens on the fake model, so that turns cost something.
+    local doc = vim.json.decode(H.read(llm.models))
+    for _, m in ipairs(doc.providers.fake.models) do
+      m.cost = vim.tbl_extend('force', { input = 0, output = 0, cacheRead = 0, cacheWrite = 0 }, opts.cost)
+    end
+    H.write(llm.models, vim.json.encode(doc))
+  end
+  local proj = opts.project or H.tmpdir()
   for name, text in pairs(opts.files or {}) do
     H.write(proj .. '/' .. name, text)
   end
-  local sessions = H.tmpdir()
+  local sessions = opts.sessions or H.tmpdir()
   vim.cmd('cd ' .. vim.fn.fnameescape(proj))
   local pi = require('pi_lsp')
   pi.setup(vim.tbl_deep_extend('force', {
@@ -158,6 +168,69 @@ function H.win_of(buf)
   end
 end
 
+--- Line `lnum` of `buf` as the user sees it: concealed text replaced by its conceal character.
+--- Works for both highlighters the transcript uses (lua/pi_lsp/markdown.lua): Vim syntax
+--- (0.7/0.8, read with synconcealed() in a window showing buf) and treesitter (0.9+, read from
+--- the captures' conceal metadata).
+function H.shown(buf, lnum)
+  local text = vim.api.nvim_buf_get_lines(buf, lnum - 1, lnum, false)[1]
+  local out, last = {}, nil
+  local ts = vim.treesitter and vim.treesitter.highlighter and vim.treesitter.highlighter.active[buf]
+  if ts then
+    vim.treesitter.get_parser(buf):parse(true)
+  end
+  local function conceal_at(col) -- 1-based col: concealed, replacement, region
+    if ts then
+      for _, c in ipairs(vim.treesitter.get_captures_at_pos(buf, lnum - 1, col - 1)) do
+        if c.metadata and c.metadata.conceal then
+          return 1, c.metadata.conceal, c.capture .. c.metadata.conceal
+        end
+      end
+      return 0
+    end
+    local cc
+    vim.api.nvim_win_call(assert(H.win_of(buf), 'buffer not in a window'), function()
+      cc = vim.fn.synconcealed(lnum, col)
+    end)
+    return cc[1], cc[2], cc[3]
+  end
+  for col = 1, #text do
+    local on, repl, region = conceal_at(col)
+    if on == 0 then
+      out[#out + 1] = text:sub(col, col)
+      last = nil
+    elseif region ~= last then
+      out[#out + 1] = repl
+      last = region
+    end
+  end
+  return table.concat(out)
+end
+
+--- What colours (lnum, col) of `buf` (1-based): syntax group names ("goDeclaration"), or
+--- treesitter captures as "lang:capture" ("lua:keyword") where treesitter highlights buf.
+function H.highlights(buf, lnum, col)
+  local names = {}
+  if vim.treesitter and vim.treesitter.highlighter and vim.treesitter.highlighter.active[buf] then
+    vim.treesitter.get_parser(buf):parse(true)
+    for _, c in ipairs(vim.treesitter.get_captures_at_pos(buf, lnum - 1, col - 1)) do
+      names[#names + 1] = c.lang .. ':' .. c.capture
+    end
+    return names
+  end
+  vim.api.nvim_win_call(assert(H.win_of(buf), 'buffer not in a window'), function()
+    for _, id in ipairs(vim.fn.synstack(lnum, col)) do
+      names[#names + 1] = vim.fn.synIDattr(id, 'name')
+    end
+  end)
+  return names
+end
+
+--- Whether the transcript buffer is highlighted by treesitter (0.9+ with the markdown parser).
+function H.treesitter(buf)
+  return vim.treesitter ~= nil and vim.treesitter.highlighter ~= nil and vim.treesitter.highlighter.active[buf] ~= nil
+end
+
 function H.idle(c)
   local st = c:display()
   return type(st) == 'table' and st.status ~= 'running' and (st.phase == nil or st.phase == 'idle')
@@ -183,6 +256,61 @@ function H.wait_answer(t, c, text, timeout)
   end, timeout or 15000, function()
     return 'answer ' .. vim.inspect(text) .. ' never arrived; state: ' .. vim.inspect(c:display())
   end)
+end
+
+--- Sends `prompt` with an approval picker that stays open (as telescope or dressing do) and
+--- waits until the approval is asked. Returns `answer(i)`, which picks choice i (default 1:
+--- Approve), and the choices offered.
+function H.hold_approval(t, prompt)
+  local answer, choices
+  H.stub(t, 'select', function(items, _, cb)
+    choices = items
+    answer = function(i)
+      i = i or 1
+      cb(items[i], i)
+    end
+  end)
+  require('pi_lsp').chat(prompt)
+  t.wait(function()
+    return answer ~= nil
+  end, 10000, 'approval asked')
+  return answer, choices
+end
+
+--- Picks in :PiSessions the session for which `pick(item, opts, items)` is true, and waits until the
+--- client shows it. Other vim.ui.select calls go to the stub in place before.
+function H.switch_session(t, c, pick)
+  local before = vim.ui.select
+  local chosen
+  vim.ui.select = function(items, opts, cb)
+    if opts.kind ~= 'pi_lsp.session' then
+      return before(items, opts, cb)
+    end
+    vim.ui.select = before
+    for i, s in ipairs(items) do
+      if pick(s, opts, items) then
+        chosen = s
+        return cb(s, i)
+      end
+    end
+    cb(nil)
+  end
+  vim.cmd('PiSessions')
+  t.wait(function()
+    local cur = c:display().session
+    return chosen ~= nil and (cur.id == chosen.id or cur.path == chosen.path)
+  end, 5000, 'switched sessions')
+  vim.ui.select = before
+  return chosen
+end
+
+--- :PiNew, then waits until the client shows a session other than the current one.
+function H.new_session(t, c)
+  local old = c:display().session.id
+  vim.cmd('PiNew')
+  t.wait(function()
+    return c:display().session.id ~= old
+  end, 5000, 'a new session')
 end
 
 --- Replaces vim.ui[name] for the current test.

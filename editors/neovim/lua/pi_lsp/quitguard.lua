@@ -2,7 +2,8 @@
 -- for it is 'modified' (buftype=acwrite): `:qa` and `:q` of the last window stop with E37/E162
 -- naming the running turn (with 'confirm' set, Vim asks instead), `:qa!` quits. Writing the
 -- buffer (`:wa`) aborts nothing: it only clears the mark. Works on 0.7, where QuitPre cannot
--- cancel a quit.
+-- cancel a quit. QuitPre still says why: Neovim 0.10 stops `:qa` with E37 without showing the
+-- guard buffer (0.7 switches to it), so the reason comes as a warning on every version.
 local M = {}
 
 -- The guard buffer by client cwd.
@@ -12,6 +13,21 @@ local NAME = 'pi-lsp: a turn is running (:qa! ends it)'
 
 local function running(st)
   return type(st) == 'table' and (st.status == 'running' or (type(st.phase) == 'string' and st.phase ~= 'idle'))
+end
+
+local function warn_on_quit()
+  local group = vim.api.nvim_create_augroup('pi_lsp_quitguard', { clear = true })
+  vim.api.nvim_create_autocmd('QuitPre', {
+    group = group,
+    callback = function()
+      for cwd, b in pairs(bufs) do
+        if vim.api.nvim_buf_is_valid(b) and vim.bo[b].modified then
+          vim.notify('pi-lsp: a turn is running in ' .. cwd .. ' — :qa! quits and ends it, :PiAbort stops it first', vim.log.levels.WARN)
+          return
+        end
+      end
+    end,
+  })
 end
 
 local function guard_buf(cwd)
@@ -37,6 +53,7 @@ local function guard_buf(cwd)
     end,
   })
   bufs[cwd] = b
+  warn_on_quit()
   return b
 end
 

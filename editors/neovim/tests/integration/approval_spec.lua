@@ -42,16 +42,7 @@ end)
 
 t.test('an unanswered approval does not block the editor; answering later works', function()
   local c, proj = H.start(t, { write_call('later\n'), { text = 'Done later.' } }, { files = { ['a.txt'] = 'original\n' } })
-  local answer
-  H.stub(t, 'select', function(items, _, cb)
-    answer = function()
-      cb(items[1], 1)
-    end
-  end)
-  require('pi_lsp').chat('write a.txt')
-  t.wait(function()
-    return answer ~= nil
-  end, 10000, 'approval asked')
+  local answer = H.hold_approval(t, 'write a.txt')
   -- The editor keeps running: timers fire, buffers can be edited, requests are answered.
   local fired = false
   vim.defer_fn(function()

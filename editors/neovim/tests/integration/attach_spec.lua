@@ -16,17 +16,11 @@ end
 
 t.test('ui/resolved closes the pending approval another client answered and says who', function()
   local c, proj = H.start(t, { write_call('call_r1'), { text = 'Handled elsewhere.' } }, { files = { ['a.txt'] = 'original\n' } })
-  local late
   -- A picker that stays open (as telescope or dressing do) until the test answers it.
-  H.stub(t, 'select', function(items, _, cb)
-    late = function()
-      cb(items[1], 1)
-    end
-  end)
-  require('pi_lsp').chat('write a.txt')
+  local late = H.hold_approval(t, 'write a.txt')
   t.wait(function()
-    return late ~= nil and #require('pi_lsp.prompts').pending() == 1
-  end, 10000, 'the approval is asked')
+    return #require('pi_lsp.prompts').pending() == 1
+  end, 10000, 'the approval is pending')
   deliver(c, 'ui/resolved', { requestId = 'call_r1', kind = 'approval', outcome = { decision = 'decline' }, by = 'vscode' })
   t.eq(0, #require('pi_lsp.prompts').pending(), 'the prompt is closed')
   local i = t.ok(t.notified('answered by vscode'), 'the user is told who answered')

@@ -161,18 +161,9 @@ t.test('bug 10: after a navigate, a session switch, :PiToggle and a resize the c
   H.wait_answer(t, c, 'short')
   check('after switching to a short session')
   -- Back to the first with :PiSessions.
-  H.stub(t, 'select', function(items, _, cb)
-    for i, s in ipairs(items) do
-      if s.id == first or (type(s.path) == 'string' and s.path:find(first, 1, true)) then
-        return cb(s, i)
-      end
-    end
-    cb(nil)
+  H.switch_session(t, c, function(s)
+    return s.id == first
   end)
-  vim.cmd('PiSessions')
-  t.wait(function()
-    return c:display().session.id == first
-  end, 5000, 'switched back')
   check('after :PiSessions')
   vim.cmd('PiToggle')
   vim.cmd('PiToggle')
@@ -240,59 +231,9 @@ t.test('bug 13: #main.go of a saved buffer is sent without unsaved="true", of a 
   t.ok(second:find('edited, not saved', 1, true), second)
 end)
 
-t.test('bug 13: "Always allow tool bash" holds after switching to another session and back', function()
-  local c = H.start(t, {
-    call('b1', 'bash', { command = 'echo one' }),
-    { text = 'ran one' },
-    { text = 'other session' },
-    call('b2', 'bash', { command = 'echo two' }),
-    { text = 'ran two' },
-  })
-  local asked = {}
-  H.stub(t, 'select', function(items, opts, cb)
-    if opts.kind == 'pi_lsp.session' then
-      for i, s in ipairs(items) do
-        if s.current ~= true and (s.entryCount or 0) > 2 then
-          return cb(s, i)
-        end
-      end
-      return cb(nil)
-    end
-    asked[#asked + 1] = opts.prompt
-    for i, it in ipairs(items) do
-      if type(it) == 'table' and it.decision == 'alwaysAllowTool' then
-        return cb(it, i)
-      end
-    end
-  end)
-  require('pi_lsp').chat('run one')
-  H.wait_answer(t, c, 'ran one')
-  t.eq(1, #asked)
-  local first = c:display().session.id
-  t.eq(nil, (c:request_sync('session/new', { cwd = c.cwd }, 5000)))
-  require('pi_lsp.chat').prompt(c, 'hello')
-  H.wait_answer(t, c, 'other session')
-  vim.cmd('PiSessions')
-  t.wait(function()
-    return c:display().session.id == first
-  end, 5000, 'switched back')
-  require('pi_lsp.chat').prompt(c, 'run two')
-  H.wait_answer(t, c, 'ran two')
-  t.eq(1, #asked, vim.inspect(asked))
-end)
-
 t.test('missing 8: :qa stops while a turn runs, and not after it', function()
   local c = H.start(t, { call('b1', 'bash', { command = 'echo hi' }), { text = 'done' } })
-  local answer
-  H.stub(t, 'select', function(items, _, cb)
-    answer = function()
-      cb(items[1], 1)
-    end
-  end)
-  require('pi_lsp').chat('run it')
-  t.wait(function()
-    return answer ~= nil
-  end, 10000, 'approval asked')
+  local answer = H.hold_approval(t, 'run it')
   -- The turn waits for the approval: :qa must not quit. (Buffers other specs left modified
   -- are marked saved first, so only the guard can stop it.)
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
@@ -304,7 +245,8 @@ t.test('missing 8: :qa stops while a turn runs, and not after it', function()
   t.eq(false, ok)
   -- Vim stops at the modified buffer (E37) or names it (E162): it is the guard's.
   t.ok(tostring(err):find('E37', 1, true) or tostring(err):find('E162', 1, true), tostring(err))
-  t.ok(vim.api.nvim_buf_get_name(0):find('a turn is running', 1, true) or tostring(err):find('a turn is running', 1, true), tostring(err))
+  -- 0.7 shows the guard buffer; 0.10 does not switch to it, so QuitPre warns on every version.
+  t.ok(t.notified('a turn is running in ' .. c.cwd), vim.inspect(t.messages))
   vim.cmd('enew')
   answer()
   H.wait_answer(t, c, 'done')

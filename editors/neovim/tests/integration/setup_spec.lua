@@ -7,23 +7,16 @@ local function mode(path)
   return string.format('%o', (vim.loop.fs_stat(path) or {}).mode % 512)
 end
 
-t.test(':PiSetup with a built-in provider writes auth.json 0600 and sets its model', function()
-  local c, _, _, sessions = H.start(t, { { text = 'unused' } })
+-- Runs :PiSetup's wizard on `c` with `secret` typed at the key prompt; returns the model it
+-- set once it is set.
+local function run_wizard(t, c, secret)
   local wiz = require('pi_lsp.setup_wizard')
   local orig = wiz.read_secret
   wiz.read_secret = function(_, cb)
-    cb('sk-setup-test')
+    cb(secret)
   end
   t.cleanup(function()
     wiz.read_secret = orig
-  end)
-  local models
-  H.stub(t, 'select', function(items, opts, cb)
-    if opts.kind == 'pi_lsp.provider' then
-      return cb(items[1], 1) -- OpenAI
-    end
-    models = items
-    cb(items[1], 1)
   end)
   local set
   wiz.run(c, function(m)
@@ -32,6 +25,20 @@ t.test(':PiSetup with a built-in provider writes auth.json 0600 and sets its mod
   t.wait(function()
     return set ~= nil
   end, 15000, 'the model was set')
+  return set
+end
+
+t.test(':PiSetup with a built-in provider writes auth.json 0600 and sets its model', function()
+  local c, _, _, sessions = H.start(t, { { text = 'unused' } })
+  local models
+  H.stub(t, 'select', function(items, opts, cb)
+    if opts.kind == 'pi_lsp.provider' then
+      return cb(items[1], 1) -- OpenAI
+    end
+    models = items
+    cb(items[1], 1)
+  end)
+  local set = run_wizard(t, c, 'sk-setup-test')
   local auth = sessions .. '/.pi/agent/auth.json'
   t.eq('600', mode(auth))
   t.eq({ openai = { type = 'api_key', key = 'sk-setup-test' } }, vim.json.decode(H.read(auth)))
@@ -49,14 +56,6 @@ end)
 
 t.test(':PiSetup with a server of your own merges it into models.json and answers from it', function()
   local c, _, llm = H.start(t, { { text = 'hello from custom' } })
-  local wiz = require('pi_lsp.setup_wizard')
-  local orig = wiz.read_secret
-  wiz.read_secret = function(_, cb)
-    cb('')
-  end
-  t.cleanup(function()
-    wiz.read_secret = orig
-  end)
   H.stub(t, 'select', function(items, _, cb)
     cb(items[#items], #items)
   end)
@@ -64,13 +63,7 @@ t.test(':PiSetup with a server of your own merges it into models.json and answer
   H.stub(t, 'input', function(_, cb)
     cb(table.remove(answers, 1))
   end)
-  local set
-  wiz.run(c, function(m)
-    set = m
-  end)
-  t.wait(function()
-    return set ~= nil
-  end, 15000, 'the model was set')
+  local set = run_wizard(t, c, '')
   t.eq('custom/fake-model', set)
   local models = vim.json.decode(H.read(llm.models))
   t.ok(models.providers.fake, 'the fake provider is kept')
