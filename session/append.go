@@ -121,7 +121,8 @@ func (s *Session) appendEntry(ctx context.Context, typ string, li lineInfo, body
 	}
 	var parent *string
 	if p != none {
-		parent = &s.idx.recs[p].id
+		pid := s.idx.id(p)
+		parent = &pid
 	}
 	ts := nowISO()
 	line, err := encodeLine(body(id, parent, ts))

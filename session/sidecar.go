@@ -247,10 +247,7 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 	// about 8 on average): growing a multi-megabyte buffer by doubling
 	// would leave its copies to the collector while a large first open is
 	// at its peak memory.
-	size := 256 + len(hb) + 32*len(x.usage)
-	for i := range x.recs {
-		size += 12 + len(x.recs[i].id)
-	}
+	size := 256 + len(hb) + 32*len(x.usage) + 12*len(x.recs) + len(x.ids)
 	for _, w := range st.warnings {
 		size += 10 + len(w)
 	}
@@ -305,14 +302,14 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 	// All ids first, so the loader makes them one string.
 	ids := 0
 	for i := range x.recs {
-		ids += len(x.recs[i].id)
+		ids += int(x.recs[i].idLen)
 	}
 	b = binary.AppendUvarint(b, uint64(ids))
 	for i := range x.recs {
-		b = binary.AppendUvarint(b, uint64(len(x.recs[i].id)))
+		b = binary.AppendUvarint(b, uint64(x.recs[i].idLen))
 	}
 	for i := range x.recs {
-		b = append(b, x.recs[i].id...)
+		b = append(b, x.idBytes(int32(i))...)
 	}
 	var prevOff int64
 	for i := range x.recs {
@@ -499,7 +496,8 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 	if total != idBytes {
 		return nil, errSidecar
 	}
-	all := string(r.bytes(idBytes))
+	// One copy into the arena: the records point into it by offset.
+	x.ids = bytes.Clone(r.bytes(idBytes))
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -509,7 +507,7 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 	for i := range x.recs {
 		rc := &x.recs[i]
 		l := int(lr.uvarint())
-		rc.id = all[pos : pos+l]
+		rc.idOff, rc.idLen = uint32(pos), uint32(l)
 		pos += l
 		off += int64(r.uvarint())
 		rc.off = off
