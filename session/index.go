@@ -101,6 +101,11 @@ type index struct {
 	usage   []usageRec       // assistant messages' recorded usage (see rec.aux)
 	costs   []llm.Cost       // the recorded costs that are not zero (see usageRec.cost)
 	cost    llm.Cost         // the sum of costs
+	// activity is the latest entry time by pi's "last activity" rule
+	// (lineInfo.activity), in milliseconds, when hasActivity: the session
+	// list's "modified", kept in the sidecar (list_sidecar.go).
+	activity    int64
+	hasActivity bool
 }
 
 func newIndex(linear bool) index {
@@ -145,6 +150,9 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 		r.role = 0
 	}
 	setItems(&r, &li)
+	if li.hasActivity && (!x.hasActivity || li.activity > x.activity) {
+		x.activity, x.hasActivity = li.activity, true
+	}
 	if r.kind == kMessage && r.role == roleAssistant {
 		var c llm.Cost
 		var u usageRec
