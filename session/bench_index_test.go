@@ -89,3 +89,22 @@ func mustOpenBench(b *testing.B, path string) {
 	}
 	s.Close()
 }
+
+// BenchmarkDecodeSidecar decodes the sidecar of the benchmark session
+// (most of a reopen's CPU).
+func BenchmarkDecodeSidecar(b *testing.B) {
+	path := benchBigFile(b)
+	os.Remove(sidecarPath(path))
+	mustOpenBench(b, path)
+	data, err := os.ReadFile(sidecarPath(path))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodeSidecar(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
