@@ -121,7 +121,8 @@ func (s *Session) appendEntry(ctx context.Context, typ string, li lineInfo, body
 	}
 	var parent *string
 	if p != none {
-		parent = &s.idx.recs[p].id
+		pid := s.idx.id(p)
+		parent = &pid
 	}
 	ts := nowISO()
 	line, err := encodeLine(body(id, parent, ts))
@@ -167,6 +168,7 @@ func (s *Session) writeLine(li lineInfo, line []byte) error {
 		// entry's display counts (see items.go).
 		li.usage, li.stopReason = full.usage, full.stopReason
 		li.content, li.display, li.msgDisplay, li.summary = full.content, full.display, full.msgDisplay, full.summary
+		li.activity, li.hasActivity = full.activity, full.hasActivity
 	}
 	s.idx.add(li, line, off)
 	s.idx.recs[i].line = int32(s.lineNo)

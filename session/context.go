@@ -86,7 +86,7 @@ func (s *Session) walkPlan() (plan, error) {
 	p.compaction = path[ci]
 	kept := false
 	for _, i := range path[:ci] {
-		if x.recs[i].id == c.FirstKeptEntryID {
+		if x.idIs(i, c.FirstKeptEntryID) {
 			kept = true
 		}
 		if kept {
@@ -201,7 +201,7 @@ func (s *Session) BuildContext(ctx context.Context) (Context, error) {
 		}
 		if ok {
 			out.Messages = append(out.Messages, m)
-			out.EntryIDs = append(out.EntryIDs, r.id)
+			out.EntryIDs = append(out.EntryIDs, s.idx.id(i))
 		}
 	}
 	return out, nil
@@ -246,7 +246,7 @@ func (s *Session) ContextInfo(ctx context.Context) (ContextInfo, error) {
 	}
 	if p.compaction != none {
 		out.Messages++
-		out.CompactionID = s.idx.recs[p.compaction].id
+		out.CompactionID = s.idx.id(p.compaction)
 	}
 	for k, i := range p.emit {
 		if k%4096 == 0 {
@@ -315,7 +315,7 @@ func (s *Session) ContextEntries(ctx context.Context) ([]*Entry, error) {
 	if k, c := s.lastCompaction(path); k >= 0 {
 		start = k
 		for j := range k {
-			if s.idx.recs[path[j]].id == c.FirstKeptEntryID {
+			if s.idx.idIs(path[j], c.FirstKeptEntryID) {
 				start = j
 				break
 			}
@@ -344,9 +344,9 @@ func (s *Session) ContextEntries(ctx context.Context) ([]*Entry, error) {
 			m, ok = e.ContextMessage()
 			s.cache.put(i, int(r.n), m, ok)
 		}
-		e := &Entry{ID: r.id, Type: TypeMessage}
+		e := &Entry{ID: s.idx.id(i), Type: TypeMessage}
 		if r.parent != none {
-			e.ParentID = s.idx.recs[r.parent].id
+			e.ParentID = s.idx.id(r.parent)
 		}
 		if ok {
 			e.Message = &m

@@ -127,12 +127,13 @@ func copyPath(ctx context.Context, src, dst *Session, target int32) error {
 		}
 		w.Write(line)
 		w.WriteByte('\n')
-		used[r.id] = true
+		id := x.id(i)
+		used[id] = true
 		kept = append(kept, i)
-		last = &r.id
+		last = &id
 	}
 	for _, i := range kept {
-		id := x.recs[i].id
+		id := x.id(i)
 		l, ok := x.labels[id]
 		if !ok {
 			continue

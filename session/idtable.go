@@ -1,13 +1,14 @@
 package session
 
 import (
+	"bytes"
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
 
 // idTable maps entry ids to record numbers. It is an open-addressing hash
-// table of record numbers that compares against the records' own ids, so
+// table of record numbers that compares against the index's id arena, so
 // it holds 4-8 bytes per entry (a map[string]int32 holds about 40) and
 // fills without per-entry allocations: building it is most of what
 // opening a large session from its sidecar costs.
@@ -29,8 +30,14 @@ func (t *idTable) hash(id string) int {
 	return int(maphash.String(t.seed, id) & uint64(len(t.slots)-1))
 }
 
+// hashBytes is hash of an id in the arena (maphash gives bytes and
+// strings of the same content the same hash).
+func (t *idTable) hashBytes(id []byte) int {
+	return int(maphash.Bytes(t.seed, id) & uint64(len(t.slots)-1))
+}
+
 // get returns the record whose id is id.
-func (t *idTable) get(recs []rec, id string) (int32, bool) {
+func (t *idTable) get(x *index, id string) (int32, bool) {
 	if len(t.slots) == 0 {
 		return 0, false
 	}
@@ -40,35 +47,35 @@ func (t *idTable) get(recs []rec, id string) (int32, bool) {
 		if v == 0 {
 			return 0, false
 		}
-		if recs[v-1].id == id {
+		if x.idIs(v-1, id) {
 			return v - 1, true
 		}
 	}
 }
 
-// put maps recs[i].id to i; a later record with the same id replaces the
-// earlier one.
-func (t *idTable) put(recs []rec, i int32) {
+// put maps record i's id to i; a later record with the same id replaces
+// the earlier one.
+func (t *idTable) put(x *index, i int32) {
 	if 2*(t.n+1) > len(t.slots) {
-		t.grow(recs)
+		t.grow(x)
 	}
-	id := recs[i].id
+	id := x.idBytes(i)
 	mask := len(t.slots) - 1
-	for h := t.hash(id); ; h = (h + 1) & mask {
+	for h := t.hashBytes(id); ; h = (h + 1) & mask {
 		v := t.slots[h]
 		if v == 0 {
 			t.slots[h] = i + 1
 			t.n++
 			return
 		}
-		if recs[v-1].id == id {
+		if bytes.Equal(x.idBytes(v-1), id) {
 			t.slots[h] = i + 1
 			return
 		}
 	}
 }
 
-func (t *idTable) grow(recs []rec) {
+func (t *idTable) grow(x *index) {
 	old := t.slots
 	size := max(16, 2*len(old))
 	if len(old) == 0 {
@@ -80,7 +87,7 @@ func (t *idTable) grow(recs []rec) {
 		if v == 0 {
 			continue
 		}
-		h := t.hash(recs[v-1].id)
+		h := t.hashBytes(x.idBytes(v - 1))
 		for t.slots[h] != 0 {
 			h = (h + 1) & mask
 		}
@@ -102,7 +109,7 @@ type lazyIDs struct {
 }
 
 // ensure builds the table over recs when it is not built yet.
-func (l *lazyIDs) ensure(recs []rec) {
+func (l *lazyIDs) ensure(x *index) {
 	if l.ready.Load() {
 		return
 	}
@@ -111,23 +118,23 @@ func (l *lazyIDs) ensure(recs []rec) {
 	if l.ready.Load() {
 		return
 	}
-	l.t = newIDTable(len(recs))
-	for i := range recs {
-		l.t.put(recs, int32(i))
+	l.t = newIDTable(len(x.recs))
+	for i := range x.recs {
+		l.t.put(x, int32(i))
 	}
 	l.ready.Store(true)
 }
 
-// added records recs[i], just appended by a writer: the table, once
+// added records x.recs[i], just appended by a writer: the table, once
 // built, must hold it (before, the build will).
-func (l *lazyIDs) added(recs []rec, i int32) {
+func (l *lazyIDs) added(x *index, i int32) {
 	if l.ready.Load() {
-		l.t.put(recs, i)
+		l.t.put(x, i)
 	}
 }
 
 // get returns the record whose id is id, building the table first.
-func (l *lazyIDs) get(recs []rec, id string) (int32, bool) {
-	l.ensure(recs)
-	return l.t.get(recs, id)
+func (l *lazyIDs) get(x *index, id string) (int32, bool) {
+	l.ensure(x)
+	return l.t.get(x, id)
 }

@@ -64,10 +64,14 @@ func roleOf(r string) uint8 {
 const none = int32(-1)
 
 // rec is the index record of one entry: where its line is and how it links
-// into the tree. No decoded content is kept.
+// into the tree. No decoded content is kept, and it holds no pointers: the
+// id is a span of index.ids and links are record numbers, so the collector
+// never scans the records of a 100k-entry session (one pointer-free
+// allocation) and each takes 48 bytes.
 type rec struct {
-	id      string
-	off     int64 // byte offset of the line
+	off     int64  // byte offset of the line
+	idOff   uint32 // the id is index.ids[idOff : idOff+idLen]
+	idLen   uint32
 	n       int32 // line length without the newline
 	parent  int32 // none = root
 	child   int32 // first child, none if none
@@ -85,6 +89,7 @@ type labelVal struct{ label, ts string }
 // index is the in-memory tree of a session file.
 type index struct {
 	recs    []rec
+	ids     []byte // every record's id, back to back (see rec.idOff)
 	byID    *lazyIDs
 	strs    []string // interned customType values and unknown type names
 	strIdx  map[string]int32
@@ -96,6 +101,11 @@ type index struct {
 	usage   []usageRec       // assistant messages' recorded usage (see rec.aux)
 	costs   []llm.Cost       // the recorded costs that are not zero (see usageRec.cost)
 	cost    llm.Cost         // the sum of costs
+	// activity is the latest entry time by pi's "last activity" rule
+	// (lineInfo.activity), in milliseconds, when hasActivity: the session
+	// list's "modified", kept in the sidecar (list_sidecar.go).
+	activity    int64
+	hasActivity bool
 }
 
 func newIndex(linear bool) index {
@@ -140,6 +150,9 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 		r.role = 0
 	}
 	setItems(&r, &li)
+	if li.hasActivity && (!x.hasActivity || li.activity > x.activity) {
+		x.activity, x.hasActivity = li.activity, true
+	}
 	if r.kind == kMessage && r.role == roleAssistant {
 		var c llm.Cost
 		var u usageRec
@@ -158,12 +171,12 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 	}
 	if x.linear {
 		// pi's migrateV1ToV2: every entry gets an id, parented on the one before.
-		r.id = fmt.Sprintf("%08x", i+1)
+		x.setID(&r, fmt.Sprintf("%08x", i+1))
 		if i > 0 {
 			r.parent = i - 1
 		}
 	} else {
-		r.id = li.id
+		x.setID(&r, li.id)
 		if li.hasParent && !li.parentNull && li.parent != li.id {
 			if p, ok := x.parentOf(i, li.parent); ok {
 				r.parent = p
@@ -176,7 +189,7 @@ func (x *index) add(li lineInfo, line []byte, off int64) string {
 		}
 	}
 	x.recs = append(x.recs, r)
-	x.byID.added(x.recs, i)
+	x.byID.added(x, i)
 	return x.after(i, line)
 }
 
@@ -193,7 +206,7 @@ func (x *index) after(i int32, line []byte) string {
 			TS       string  `json:"timestamp"`
 		}
 		if err := json.Unmarshal(line, &l); err != nil {
-			return fmt.Sprintf("label entry %s: %v", r.id, err)
+			return fmt.Sprintf("label entry %s: %v", x.id(i), err)
 		}
 		if l.Label != nil && *l.Label != "" {
 			x.labels[l.TargetID] = labelVal{*l.Label, l.TS}
@@ -205,7 +218,7 @@ func (x *index) after(i int32, line []byte) string {
 			Name *string `json:"name"`
 		}
 		if err := json.Unmarshal(line, &si); err != nil {
-			return fmt.Sprintf("session_info entry %s: %v", r.id, err)
+			return fmt.Sprintf("session_info entry %s: %v", x.id(i), err)
 		}
 		x.name = ""
 		if si.Name != nil {
@@ -217,7 +230,7 @@ func (x *index) after(i int32, line []byte) string {
 		}
 		if err := json.Unmarshal(line, &lf); err != nil {
 			x.leaf = r.parent
-			return fmt.Sprintf("leaf entry %s: %v", r.id, err)
+			return fmt.Sprintf("leaf entry %s: %v", x.id(i), err)
 		}
 		x.leaf = r.parent
 		if lf.TargetID != nil {
@@ -257,7 +270,7 @@ func (x *index) finish() (warnings []string) {
 		}
 		prev := o.i - 1
 		warnings = append(warnings, fmt.Sprintf("line %d: entry %s: its parent %s is in no line of the file (lost in a torn or corrupt line); re-linked to %s, the last entry before it (line %d)",
-			x.recs[o.i].line, x.recs[o.i].id, o.pid, x.recs[prev].id, x.recs[prev].line))
+			x.recs[o.i].line, x.id(o.i), o.pid, x.id(prev), x.recs[prev].line))
 		x.recs[o.i].parent = prev
 	}
 	for i := len(x.recs) - 1; i >= 0; i-- {
@@ -315,15 +328,33 @@ func (x *index) children(i int32) []int32 {
 
 // lookup returns the record of id.
 func (x *index) lookup(id string) (int32, bool) {
-	i, ok := x.byID.get(x.recs, id)
-	return i, ok
+	return x.byID.get(x, id)
 }
 
 // parentOf looks up the parent id of the record about to be added as i:
 // in a chain it is the record just before, which needs no hashing.
 func (x *index) parentOf(i int32, id string) (int32, bool) {
-	if i > 0 && x.recs[i-1].id == id {
+	if i > 0 && x.idIs(i-1, id) {
 		return i - 1, true
 	}
 	return x.lookup(id)
 }
+
+// setID appends id to the id arena as r's id.
+func (x *index) setID(r *rec, id string) {
+	r.idOff, r.idLen = uint32(len(x.ids)), uint32(len(id))
+	x.ids = append(x.ids, id...)
+}
+
+// idBytes returns record i's id in the arena (not to be changed or kept
+// past the next append).
+func (x *index) idBytes(i int32) []byte {
+	r := &x.recs[i]
+	return x.ids[r.idOff : r.idOff+r.idLen : r.idOff+r.idLen]
+}
+
+// id returns record i's id.
+func (x *index) id(i int32) string { return string(x.idBytes(i)) }
+
+// idIs reports whether record i's id is id (no allocation).
+func (x *index) idIs(i int32, id string) bool { return string(x.idBytes(i)) == id }

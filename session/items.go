@@ -226,6 +226,7 @@ func (li *lineInfo) walkMessage(b []byte, i int) (int, error) {
 	m, ok, err := it.next()
 	for ok {
 		if m.keyIs("content") {
+			li.hasContent = true
 			m.end, li.content, err = walkContent(b, m.start)
 		} else {
 			m.end, err = skipValue(b, m.start)
@@ -243,6 +244,8 @@ func (li *lineInfo) walkMessage(b []byte, i int) (int, error) {
 			li.stopReason = knownString(v)
 		case m.keyIs("display"):
 			li.msgDisplay = string(v) == "true"
+		case m.keyIs("timestamp"):
+			li.msgTS = v
 		}
 		var more bool
 		if more, err = it.after(m.end); err != nil {

@@ -157,21 +157,32 @@ var (
 
 // readInfo reads one file's Info, or nil if it is not a session.
 func readInfo(path string) *Info {
+	info, _ := readInfoScanned(path)
+	return info
+}
+
+// readInfoScanned is readInfo, also returning how many bytes of the file
+// it read. A large file whose sidecar still describes it is read only as
+// far as its header line and from where the sidecar ends: the summary of
+// the rest is in the sidecar (list_sidecar.go).
+func readInfoScanned(path string) (*Info, int64) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	info := &Info{Path: path, Modified: st.ModTime()}
 	r := bufio.NewReaderSize(f, 64<<10)
 	var long []byte
+	var scanned int64
 	header := true
 	for {
 		chunk, err := r.ReadSlice('\n')
+		scanned += int64(len(chunk))
 		if err == bufio.ErrBufferFull {
 			long = append(long, chunk...)
 			continue
@@ -186,7 +197,7 @@ func readInfo(path string) *Info {
 			if header {
 				h, ok := decodeHeader(line)
 				if !ok {
-					return nil
+					return nil, scanned
 				}
 				header = false
 				info.ID, info.Cwd, info.ParentSession = h.ID, h.Cwd, h.ParentSession
@@ -194,6 +205,15 @@ func readInfo(path string) *Info {
 					info.Created, info.Modified = t, t
 				} else {
 					info.Created = st.ModTime()
+				}
+				if ls, covered, ok := listFromSidecar(path, f, st); ok && covered >= scanned && err == nil {
+					ls.apply(info)
+					if _, serr := f.Seek(covered, io.SeekStart); serr != nil {
+						return nil, scanned
+					}
+					r.Reset(f)
+					long = long[:0]
+					continue
 				}
 			} else {
 				info.addLine(line)
@@ -205,7 +225,7 @@ func readInfo(path string) *Info {
 		}
 	}
 	if header {
-		return nil
+		return nil, scanned
 	}
 	if !info.activity.IsZero() {
 		info.Modified = info.activity
@@ -216,7 +236,7 @@ func readInfo(path string) *Info {
 		}
 		info.lastUser = nil
 	}
-	return info
+	return info, scanned
 }
 
 // quotedUser is the role value of a user message line.

@@ -70,3 +70,24 @@ func activityTime(line []byte) (t time.Time, ok bool) {
 	}
 	return et, true
 }
+
+// activityMillis is activityTime's time from the raw values the scanner
+// found (scanLine): the message's timestamp when it is a number, else the
+// entry's timestamp string. It must agree with activityTime, which
+// FuzzActivityMatchesScan checks.
+func activityMillis(msgTS, entryTS []byte) (int64, bool) {
+	if len(msgTS) > 0 {
+		if f, err := strconv.ParseFloat(string(msgTS), 64); err == nil {
+			return int64(f), true
+		}
+	}
+	s, ok := stringValue(entryTS)
+	if !ok {
+		return 0, false
+	}
+	et, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, false
+	}
+	return et.UnixMilli(), true
+}

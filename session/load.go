@@ -158,6 +158,7 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 			// address space, not memory.
 			hint := int(st.Size() / 800)
 			s.idx.recs = make([]rec, 0, hint)
+			s.idx.ids = make([]byte, 0, 8*hint) // pi's ids are 8 hex digits
 			s.scanSize = st.Size()
 		}
 		return nil
@@ -218,6 +219,10 @@ func (s *Session) indexLine(li lineInfo, body []byte, off int64) error {
 		// time (each copy of a 100k-record index is garbage of several MB).
 		want := int(float64(len(x.recs))*float64(s.scanSize)/float64(off)*1.05) + 64
 		x.recs = append(make([]rec, 0, max(want, len(x.recs)+64)), x.recs...)
+		if len(x.recs) > 0 {
+			per := len(x.ids)/len(x.recs) + 1
+			x.ids = append(make([]byte, 0, max(per*cap(x.recs), len(x.ids)+64)), x.ids...)
+		}
 	}
 	w := s.idx.add(li, body, off)
 	if n := len(s.idx.recs); n > 0 && s.idx.recs[n-1].off == off {

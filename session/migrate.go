@@ -28,12 +28,12 @@ func (s *Session) migrateLine(i int32, line []byte) ([]byte, error) {
 	r := &x.recs[i]
 	var err error
 	if x.linear {
-		if line, err = setMember(line, "id", quote(r.id)); err != nil {
+		if line, err = setMember(line, "id", quote(x.id(i))); err != nil {
 			return nil, err
 		}
 		parent := []byte("null")
 		if r.parent != none {
-			parent = quote(x.recs[r.parent].id)
+			parent = quote(x.id(r.parent))
 		}
 		if line, err = setMember(line, "parentId", parent); err != nil {
 			return nil, err
@@ -42,7 +42,7 @@ func (s *Session) migrateLine(i int32, line []byte) ([]byte, error) {
 			if v, ok := getMember(line, "firstKeptEntryIndex"); ok {
 				var k float64
 				if json.Unmarshal(v, &k) == nil && k >= 1 && int(k)-1 < len(x.recs) && k == float64(int(k)) {
-					if line, err = setMember(line, "firstKeptEntryId", quote(x.recs[int(k)-1].id)); err != nil {
+					if line, err = setMember(line, "firstKeptEntryId", quote(x.id(int32(k)-1))); err != nil {
 						return nil, err
 					}
 				}

@@ -126,11 +126,11 @@ func (s *Session) RecentContext(ctx context.Context, maxMsgs, maxBytes int) (Rec
 		}
 		if ok {
 			out.Messages = append(out.Messages, m)
-			out.EntryIDs = append(out.EntryIDs, recs[i].id)
+			out.EntryIDs = append(out.EntryIDs, s.idx.id(i))
 		}
 	}
 	if olderSlots > 0 {
-		out.Older, out.Before = older, recs[rev[taken-1].i].id
+		out.Older, out.Before = older, s.idx.id(rev[taken-1].i)
 	}
 	return out, nil
 }

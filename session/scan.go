@@ -364,6 +364,13 @@ type lineInfo struct {
 	display    bool        // a custom_message's "display" is true
 	msgDisplay bool        // a message's "display" is true (a custom message)
 	summary    bool        // a non-empty top-level "summary" (branch_summary)
+	// activity is the entry's time in pi's "last activity" rule
+	// (activityTime), in milliseconds, when hasActivity: the session list
+	// keeps the latest in the sidecar.
+	activity    int64
+	hasActivity bool
+	msgTS       []byte // while scanning: the message's raw "timestamp"
+	hasContent  bool   // while scanning: the message has "content"
 	// parsed is set by the parallel scan, which parsed the usage already
 	// (u, cost) and passes no line: n is its length.
 	parsed bool
@@ -380,12 +387,14 @@ func scanLine(line []byte) (li lineInfo, err error) {
 	if err != nil {
 		return li, fmt.Errorf("not a JSON object: %w", err)
 	}
+	var entryTS []byte
 	m, ok, err := it.next()
 	for ok {
 		switch {
 		case m.keyIs("message") && m.start < len(line) && line[m.start] == '{':
 			li.role = ""
 			li.usage, li.stopReason, li.content, li.msgDisplay = nil, "", contentInfo{}, false
+			li.msgTS, li.hasContent = nil, false
 			m.end, err = li.walkMessage(line, m.start)
 		default:
 			m.end, err = skipValue(line, m.start)
@@ -409,6 +418,8 @@ func scanLine(line []byte) (li lineInfo, err error) {
 			li.display = string(v) == "true"
 		case m.keyIs("summary"):
 			li.summary = len(v) > 2 && v[0] == '"'
+		case m.keyIs("timestamp"):
+			entryTS = v
 		}
 		var more bool
 		if more, err = it.after(m.end); err != nil {
@@ -425,6 +436,10 @@ func scanLine(line []byte) (li lineInfo, err error) {
 	if rest := skipSpace(line, it.i); rest != len(line) {
 		return li, fmt.Errorf("data after the object: %w", errSyntax)
 	}
+	if li.typ == TypeMessage && (li.role == "user" || li.role == "assistant") && li.hasContent {
+		li.activity, li.hasActivity = activityMillis(li.msgTS, entryTS)
+	}
+	li.msgTS = nil
 	return li, nil
 }
 

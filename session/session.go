@@ -255,7 +255,7 @@ func (s *Session) readLine(i int32) ([]byte, error) {
 	r := &s.idx.recs[i]
 	buf := make([]byte, r.n)
 	if _, err := s.f.ReadAt(buf, r.off); err != nil {
-		return nil, fmt.Errorf("session: read entry %s: %w", r.id, err)
+		return nil, fmt.Errorf("session: read entry %s: %w", s.idx.id(i), err)
 	}
 	return buf, nil
 }
@@ -278,7 +278,7 @@ func (s *Session) decode(i int32) (*Entry, error) {
 	e, err := decodeEntry(b)
 	if err != nil {
 		r := &s.idx.recs[i]
-		return nil, fmt.Errorf("%s: line %d: entry %s: %w", filepath.Base(s.path), r.line, r.id, err)
+		return nil, fmt.Errorf("%s: line %d: entry %s: %w", filepath.Base(s.path), r.line, s.idx.id(i), err)
 	}
 	return e, nil
 }
@@ -359,7 +359,7 @@ func (s *Session) LeafID() string {
 	if s.idx.leaf == none {
 		return ""
 	}
-	return s.idx.recs[s.idx.leaf].id
+	return s.idx.id(s.idx.leaf)
 }
 
 // Warnings lists the lines skipped or tolerated while loading.

@@ -34,8 +34,9 @@ import (
 const (
 	sidecarMagic = "PILSPIDX"
 	// 2: usage records carry their recorded cost; 3: records carry their
-	// display item and tool call counts (items.go).
-	sidecarVersion = 3
+	// display item and tool call counts (items.go); 4: the session list's
+	// summary follows the fingerprint (list_sidecar.go).
+	sidecarVersion = 4
 	// sidecarMinSize is the smallest file worth a sidecar: below it the
 	// scan costs a few milliseconds.
 	sidecarMinSize = 4 << 20
@@ -111,6 +112,7 @@ type sidecarState struct {
 	lineNo      int
 	idx         index
 	warnings    []string
+	list        listSummary
 }
 
 // saveSidecar writes the index of s (just loaded, covering s.size bytes)
@@ -132,7 +134,7 @@ func (s *Session) saveSidecar() error {
 	s.wmu.Lock()
 	warnings := append([]string(nil), s.idxWarnings...)
 	s.wmu.Unlock()
-	st2 := sidecarState{size: s.size, dev: dev, ino: ino, sum: sum, fileVersion: s.fileVersion, header: s.header, lineNo: s.lineNo, idx: s.idx, warnings: warnings}
+	st2 := sidecarState{size: s.size, dev: dev, ino: ino, sum: sum, fileVersion: s.fileVersion, header: s.header, lineNo: s.lineNo, idx: s.idx, warnings: warnings, list: s.listSummary()}
 	data, err := encodeSidecar(&st2)
 	if err != nil {
 		return err
@@ -247,10 +249,7 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 	// about 8 on average): growing a multi-megabyte buffer by doubling
 	// would leave its copies to the collector while a large first open is
 	// at its peak memory.
-	size := 256 + len(hb) + 32*len(x.usage)
-	for i := range x.recs {
-		size += 12 + len(x.recs[i].id)
-	}
+	size := 256 + len(hb) + len(st.list.name) + len(st.list.first) + len(st.list.last) + 32*len(x.usage) + 12*len(x.recs) + len(x.ids)
 	for _, w := range st.warnings {
 		size += 10 + len(w)
 	}
@@ -267,6 +266,7 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 	b = binary.AppendUvarint(b, st.dev)
 	b = binary.AppendUvarint(b, st.ino)
 	b = append(b, st.sum[:]...)
+	b = appendListSummary(b, st.list)
 	b = binary.AppendUvarint(b, uint64(st.fileVersion))
 	b = appendBytes(b, hb)
 	b = binary.AppendUvarint(b, uint64(st.lineNo))
@@ -305,14 +305,14 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 	// All ids first, so the loader makes them one string.
 	ids := 0
 	for i := range x.recs {
-		ids += len(x.recs[i].id)
+		ids += int(x.recs[i].idLen)
 	}
 	b = binary.AppendUvarint(b, uint64(ids))
 	for i := range x.recs {
-		b = binary.AppendUvarint(b, uint64(len(x.recs[i].id)))
+		b = binary.AppendUvarint(b, uint64(x.recs[i].idLen))
 	}
 	for i := range x.recs {
-		b = append(b, x.recs[i].id...)
+		b = append(b, x.idBytes(int32(i))...)
 	}
 	var prevOff int64
 	for i := range x.recs {
@@ -345,7 +345,52 @@ func appendBool(b []byte, v bool) []byte {
 	return append(b, 0)
 }
 
-var errSidecar = errors.New("session: bad sidecar")
+var (
+	errSidecar = errors.New("session: bad sidecar")
+	// errShortHead: the bytes given end inside the sidecar's head.
+	errShortHead = errors.New("session: sidecar head cut short")
+)
+
+// head reads a sidecar's fixed fields and list summary from data and
+// leaves r on what follows.
+func (r *sidecarReader) head(data []byte) (*sidecarState, error) {
+	if !bytes.HasPrefix(data, []byte(sidecarMagic)) {
+		return nil, errSidecar
+	}
+	r.b = data[len(sidecarMagic):]
+	if r.uvarint() != sidecarVersion {
+		return nil, errSidecar
+	}
+	st := &sidecarState{}
+	st.size = int64(r.uvarint())
+	st.dev, st.ino = r.uvarint(), r.uvarint()
+	copy(st.sum[:], r.bytes(32))
+	if r.err != nil {
+		return nil, errShortHead
+	}
+	// The section's length is read before its bytes: a length past the
+	// end of data means the head was cut short, not a bad sidecar.
+	save := r.b
+	if n := r.uvarint(); r.err == nil && n > uint64(len(r.b)) {
+		return nil, errShortHead
+	}
+	r.b = save
+	st.list = readListSummary(r)
+	if r.err != nil {
+		return nil, r.err
+	}
+	return st, nil
+}
+
+// decodeSidecarHead reads only a sidecar's head (see head).
+func decodeSidecarHead(data []byte) (*sidecarState, listSummary, error) {
+	r := &sidecarReader{}
+	st, err := r.head(data)
+	if err != nil {
+		return nil, listSummary{}, err
+	}
+	return st, st.list, nil
+}
 
 // sidecarReader reads a sidecar; the first error sticks.
 type sidecarReader struct {
@@ -422,22 +467,17 @@ func (r *sidecarReader) int32(lo, hi int64) int32 {
 // decodeSidecar parses a sidecar and checks that every record and link is
 // in range, so a damaged sidecar is rejected rather than trusted.
 func decodeSidecar(data []byte) (*sidecarState, error) {
-	if !bytes.HasPrefix(data, []byte(sidecarMagic)) {
-		return nil, errSidecar
+	r := &sidecarReader{}
+	st, err := r.head(data)
+	if err != nil {
+		return nil, err
 	}
-	r := &sidecarReader{b: data[len(sidecarMagic):]}
-	if r.uvarint() != sidecarVersion {
-		return nil, errSidecar
-	}
-	st := &sidecarState{}
-	st.size = int64(r.uvarint())
-	st.dev, st.ino = r.uvarint(), r.uvarint()
-	copy(st.sum[:], r.bytes(32))
 	st.fileVersion = int(r.uvarint())
 	hb := r.bytes(r.count(1))
 	st.lineNo = int(r.uvarint())
 	x := newIndex(r.bool())
 	x.name = r.str()
+	x.activity, x.hasActivity = st.list.activity, st.list.hasActivity
 	leaf := r.varint()
 	for n := r.count(1); n > 0 && r.err == nil; n-- {
 		st.warnings = append(st.warnings, r.str())
@@ -499,7 +539,8 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 	if total != idBytes {
 		return nil, errSidecar
 	}
-	all := string(r.bytes(idBytes))
+	// One copy into the arena: the records point into it by offset.
+	x.ids = bytes.Clone(r.bytes(idBytes))
 	if r.err != nil {
 		return nil, r.err
 	}
@@ -509,7 +550,7 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 	for i := range x.recs {
 		rc := &x.recs[i]
 		l := int(lr.uvarint())
-		rc.id = all[pos : pos+l]
+		rc.idOff, rc.idLen = uint32(pos), uint32(l)
 		pos += l
 		off += int64(r.uvarint())
 		rc.off = off

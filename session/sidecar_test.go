@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -64,11 +65,18 @@ func sameIndex(t *testing.T, got, want *Session) {
 		if g.recs[i] != w.recs[i] {
 			t.Fatalf("record %d: got %+v, want %+v", i, g.recs[i], w.recs[i])
 		}
-		gi, gok := g.lookup(w.recs[i].id)
-		wi, wok := w.lookup(w.recs[i].id)
-		if gi != wi || gok != wok {
-			t.Fatalf("lookup %s: got %d %v, want %d %v", w.recs[i].id, gi, gok, wi, wok)
+		id := w.id(int32(i))
+		if g.id(int32(i)) != id {
+			t.Fatalf("record %d: id %q, want %q", i, g.id(int32(i)), id)
 		}
+		gi, gok := g.lookup(id)
+		wi, wok := w.lookup(id)
+		if gi != wi || gok != wok {
+			t.Fatalf("lookup %s: got %d %v, want %d %v", id, gi, gok, wi, wok)
+		}
+	}
+	if !bytes.Equal(g.ids, w.ids) {
+		t.Fatalf("id arena: got %d bytes, want %d", len(g.ids), len(w.ids))
 	}
 	if !reflect.DeepEqual(g.strs, w.strs) || !reflect.DeepEqual(g.labels, w.labels) ||
 		!reflect.DeepEqual(g.usage, w.usage) || !slices.Equal(g.costs, w.costs) || g.cost != w.cost || g.name != w.name || g.leaf != w.leaf || g.linear != w.linear {
@@ -264,7 +272,7 @@ func TestSidecarIDsBuiltOnFirstLookup(t *testing.T) {
 	want := scanned(t, path)
 	ids := make([]string, len(want.idx.recs))
 	for i := range want.idx.recs {
-		ids[i] = want.idx.recs[i].id
+		ids[i] = want.idx.id(int32(i))
 	}
 	want.Close()
 	got := mustOpen(t, path, false)

@@ -35,7 +35,7 @@ func (s *Session) Children(id string) []string {
 	if id == "" {
 		for i := range s.idx.recs {
 			if s.idx.recs[i].parent == none {
-				out = append(out, s.idx.recs[i].id)
+				out = append(out, s.idx.id(int32(i)))
 			}
 		}
 		return out
@@ -45,7 +45,7 @@ func (s *Session) Children(id string) []string {
 		return nil
 	}
 	for _, c := range s.idx.children(i) {
-		out = append(out, s.idx.recs[c].id)
+		out = append(out, s.idx.id(c))
 	}
 	return out
 }
@@ -121,13 +121,14 @@ func (s *Session) Tree(ctx context.Context) ([]*TreeNode, error) {
 		if r.kind == kLeaf {
 			continue
 		}
-		n := &TreeNode{ID: r.id, Type: x.typeName(int32(i)), OnBranch: onBranch[int32(i)], Label: x.labels[r.id].label, Children: []*TreeNode{}}
+		id := x.id(int32(i))
+		n := &TreeNode{ID: id, Type: x.typeName(int32(i)), OnBranch: onBranch[int32(i)], Label: x.labels[id].label, Children: []*TreeNode{}}
 		line, err := s.line(int32(i))
 		if err == nil {
 			n.Timestamp, n.Role, n.Preview, err = nodeFields(r.kind, line)
 		}
 		if err != nil {
-			n.Type, n.Role, n.Preview = "corrupt", "", fmt.Sprintf("entry %s: %v", r.id, err)
+			n.Type, n.Role, n.Preview = "corrupt", "", fmt.Sprintf("entry %s: %v", id, err)
 		}
 		nodes[i] = n
 	}
@@ -144,7 +145,7 @@ func (s *Session) Tree(ctx context.Context) ([]*TreeNode, error) {
 			roots = append(roots, n)
 			continue
 		}
-		n.ParentID = x.recs[p].id
+		n.ParentID = x.id(p)
 		nodes[p].Children = append(nodes[p].Children, n)
 	}
 	return roots, nil

@@ -123,7 +123,7 @@ func (s *Session) TreePage(ctx context.Context, q TreeQuery) (TreePageResult, er
 	}
 	out := TreePageResult{Nodes: []FlatNode{}}
 	if x.leaf != none {
-		out.LeafID = x.recs[x.leaf].id
+		out.LeafID = x.id(x.leaf)
 	}
 	for k := start; k < len(kids); k++ {
 		if err := ctx.Err(); err != nil {
@@ -168,7 +168,7 @@ func (s *Session) chainPage(ctx context.Context, q TreeQuery) (TreePageResult, e
 	}
 	out := TreePageResult{Nodes: []FlatNode{}}
 	if x.leaf != none {
-		out.LeafID = x.recs[x.leaf].id
+		out.LeafID = x.id(x.leaf)
 	}
 	i, k := first, 0
 	for {
@@ -276,13 +276,14 @@ func (t *treeWalk) node(i int32, run bool) (FlatNode, int32) {
 	s, x := t.s, &t.s.idx
 	r := &x.recs[i]
 	kids := t.kids(i)
-	n := FlatNode{ID: r.id, Type: x.typeName(i), OnBranch: t.onBranch[i], Label: x.labels[r.id].label, ChildCount: len(kids)}
+	id := x.id(i)
+	n := FlatNode{ID: id, Type: x.typeName(i), OnBranch: t.onBranch[i], Label: x.labels[id].label, ChildCount: len(kids)}
 	if p := r.parent; p != none {
 		for steps := 0; p != none && x.recs[p].kind == kLeaf && steps <= len(x.recs); steps++ {
 			p = x.recs[p].parent
 		}
 		if p != none {
-			n.ParentID = x.recs[p].id
+			n.ParentID = x.id(p)
 		}
 	}
 	line, err := s.line(i)
@@ -290,7 +291,7 @@ func (t *treeWalk) node(i int32, run bool) (FlatNode, int32) {
 		n.Timestamp, n.Role, n.Preview, err = nodeFields(r.kind, line)
 	}
 	if err != nil {
-		n.Type, n.Role, n.Preview = "corrupt", "", fmt.Sprintf("entry %s: %v", r.id, err)
+		n.Type, n.Role, n.Preview = "corrupt", "", fmt.Sprintf("entry %s: %v", id, err)
 	}
 	last, length := i, 1
 	for run && len(kids) == 1 && last != x.leaf {
@@ -299,7 +300,7 @@ func (t *treeWalk) node(i int32, run bool) (FlatNode, int32) {
 		kids = t.kids(last)
 	}
 	if length > 1 {
-		n.Chain = &Chain{Length: length, LastID: x.recs[last].id, LastChildCount: len(kids)}
+		n.Chain = &Chain{Length: length, LastID: x.id(last), LastChildCount: len(kids)}
 	}
 	return n, last
 }

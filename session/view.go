@@ -185,7 +185,7 @@ func (s *Session) ContextTail(ctx context.Context) (Context, error) {
 			s.warn(err.Error() + " (left out of the context)")
 		} else if ok {
 			out.Messages = append(out.Messages, m)
-			out.EntryIDs = append(out.EntryIDs, s.idx.recs[i].id)
+			out.EntryIDs = append(out.EntryIDs, s.idx.id(i))
 		}
 	}
 	return out, nil
@@ -235,7 +235,7 @@ type Slot struct {
 // slotOf is record i as a slot.
 func (x *index) slotOf(i int32) Slot {
 	r := &x.recs[i]
-	return Slot{ID: r.id, User: r.kind == kMessage && r.role == roleUser, Bytes: int(r.n),
+	return Slot{ID: x.id(i), User: r.kind == kMessage && r.role == roleUser, Bytes: int(r.n),
 		Items: int(r.items), Calls: int(r.calls), Result: r.kind == kMessage && r.role == roleToolResult}
 }
 
