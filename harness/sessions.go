@@ -2,13 +2,9 @@ package harness
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 
 	"github.com/pi-lsp/pi-lsp/compaction"
-
-	"encoding/json"
-	"fmt"
-
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/tools"
@@ -31,22 +27,12 @@ type SessionInfo struct {
 	Name string `json:"name"`
 }
 
-func (h *Harness) sessionsRoot() string {
-	root := h.cfg.SessionsRoot
-	if root == "" {
-		root = session.DefaultRoot()
-	}
-	return root
-}
+func (h *Harness) sessionsRoot() string { return h.sessions.root() }
 
 // currentSession returns the current session, or nil. The session stays
 // inside the harness: the wire layers read it through methods with plain
 // values (entries.go, view.go).
-func (h *Harness) currentSession() *session.Session {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.sess
-}
+func (h *Harness) currentSession() *session.Session { return h.sessions.current() }
 
 // SessionInfo describes the current session (zero when none is open).
 func (h *Harness) SessionInfo() SessionInfo {
@@ -57,125 +43,55 @@ func (h *Harness) SessionInfo() SessionInfo {
 	return SessionInfo{ID: s.ID(), Path: s.Path(), Cwd: s.Cwd(), Name: s.Name()}
 }
 
+// The session operations live on the session host (sessionops.go); these
+// are its entry points, and its doc comment says what each may do while a
+// run is going.
+
 // NewSession starts a new session in cwd ("" = the harness cwd).
 func (h *Harness) NewSession(ctx context.Context, cwd string) (SessionInfo, error) {
-	if err := h.owner.claim(PhaseIdle); err != nil {
-		return SessionInfo{}, err
-	}
-	defer h.owner.release()
-	if cwd == "" {
-		cwd = h.Cwd()
-	}
-	s, err := session.Create(ctx, h.sessionsRoot(), cwd, session.CreateOptions{})
-	if err != nil {
-		return SessionInfo{}, fmt.Errorf("new session: %w", err)
-	}
-	h.swapSession(ctx, s, false)
-	return h.SessionInfo(), nil
+	return h.sessions.create(ctx, cwd)
 }
 
 // OpenSession opens (and locks) an existing session file and restores the
-// harness state recorded in it.
+// harness state recorded in it. It is also how a session is switched to.
 func (h *Harness) OpenSession(ctx context.Context, path string) (SessionInfo, error) {
-	if err := h.owner.claim(PhaseIdle); err != nil {
-		return SessionInfo{}, err
-	}
-	defer h.owner.release()
-	s, err := session.Open(ctx, path, session.OpenOptions{})
-	if err != nil {
-		return SessionInfo{}, fmt.Errorf("open session: %w", err)
-	}
-	h.swapSession(ctx, s, true)
-	return h.SessionInfo(), nil
+	return h.sessions.open(ctx, path)
 }
 
 // CloseSession closes the current session, releasing its lock, and leaves
 // the harness idle with no session until the next OpenSession or
 // NewSession (a connection that attached to another process's session).
-func (h *Harness) CloseSession() error {
-	if err := h.owner.claim(PhaseIdle); err != nil {
-		return err
-	}
-	defer h.owner.release()
-	h.mu.Lock()
-	s := h.sess
-	h.sess = nil
-	h.taskList = nil
-	h.perms.Grants = Grants{}
-	h.mu.Unlock()
-	h.closeJobs()
-	if s == nil {
-		return nil
-	}
-	h.removeSpills()
-	if err := s.Close(); err != nil {
-		return fmt.Errorf("close session: %w", err)
-	}
-	return nil
-}
+func (h *Harness) CloseSession() error { return h.sessions.close() }
 
 // ContinueRecent opens the newest session of the cwd, or starts one.
 func (h *Harness) ContinueRecent(ctx context.Context) (SessionInfo, error) {
-	list, err := session.List(ctx, h.sessionsRoot(), h.Cwd())
-	if err == nil && len(list) > 0 {
-		info, err := h.OpenSession(ctx, list[0].Path)
-		var locked *session.LockedError
-		if !errors.As(err, &locked) {
-			return info, err
-		}
-		// The newest session has a live writer: start a new one instead of
-		// failing, and say so.
-		h.sessionNotice(fmt.Sprintf("The most recent session %s is open in another pi-lsp process (pid %d); a new session was started instead.", list[0].Path, locked.PID))
-	}
-	return h.NewSession(ctx, "")
+	return h.sessions.continueRecent(ctx)
 }
 
-// swapSession makes s current, closing the old one, and restores state.
-func (h *Harness) swapSession(ctx context.Context, s *session.Session, restore bool) {
-	h.mu.Lock()
-	old := h.sess
-	h.sess = s
-	h.taskList = nil
-	h.compactions = 0
-	h.lastUsage = llm.Usage{}
-	h.cumulative = llm.Usage{}
-	h.perms.Grants = Grants{} // session grants belong to the session they were given in
-	h.mu.Unlock()
-	if old != s {
-		h.closeJobs() // jobs end with their session
-	}
-	if old != nil && old != s {
-		h.removeSpills()
-		if err := old.Close(); err != nil {
-			h.log.Warn("closing session", "err", err)
-		}
-	}
-	if restore {
-		h.restoreState(ctx)
-	} else {
-		h.recordInitialState(ctx)
-	}
-	h.resetMemory(ctx)
-	if !restore {
-		h.recordMemoryDefault(ctx)
-	}
-	h.openCheckpoints(ctx)
-	h.emit(h.sessionEvent(ctx))
-	h.flushSessionNotices(s)
-	// What restoreState brought back (or kept) from the session.
-	h.emitMode()
-	if m, ok := h.currentRef(); ok {
-		h.emit(Event{Type: EvModel, Model: m})
-	}
-	h.emit(Event{Type: EvThinking, Thinking: h.Thinking()})
-	if restore {
-		h.restoreGoal()
-	} else {
-		h.owner.resetGoal(nil)
-	}
-	h.emitTasks()
-	h.emit(Event{Type: EvUsage, Tokens: h.tokensPtr()})
-	h.announceMemory()
+// Fork starts a new session holding the path to entryID (before it, or at
+// it) and makes it current. editorText is the text of the user message a
+// "before" fork left out.
+func (h *Harness) Fork(ctx context.Context, entryID string, at bool) (SessionInfo, string, error) {
+	return h.sessions.fork(ctx, entryID, at)
+}
+
+// Clone copies the current branch into a new session and makes it current.
+func (h *Harness) Clone(ctx context.Context) (SessionInfo, error) { return h.sessions.clone(ctx) }
+
+// SetName names the session.
+func (h *Harness) SetName(ctx context.Context, name string) error {
+	return h.sessions.setName(ctx, name)
+}
+
+// Label sets or clears the label of an entry.
+func (h *Harness) Label(ctx context.Context, entryID, label string) error {
+	return h.sessions.label(ctx, entryID, label)
+}
+
+// ensureSession returns the current session, creating one in the cwd when
+// none is open.
+func (h *Harness) ensureSession(ctx context.Context) (*session.Session, error) {
+	return h.sessions.ensure(ctx)
 }
 
 // currentRef is the current model's "provider/id", when one is set.
@@ -323,96 +239,6 @@ func copyMap(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// ensureSession returns the current session, creating one in the cwd when
-// none is open.
-func (h *Harness) ensureSession(ctx context.Context) (*session.Session, error) {
-	// Two prompts at once with no session must not create two.
-	h.createMu.Lock()
-	defer h.createMu.Unlock()
-	if s := h.currentSession(); s != nil {
-		return s, nil
-	}
-	s, err := session.Create(ctx, h.sessionsRoot(), h.Cwd(), session.CreateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("new session: %w", err)
-	}
-	h.swapSession(ctx, s, false)
-	return s, nil
-}
-
-// Fork starts a new session holding the path to entryID (before it, or at
-// it) and makes it current. editorText is the text of the user message a
-// "before" fork left out.
-func (h *Harness) Fork(ctx context.Context, entryID string, at bool) (SessionInfo, string, error) {
-	if err := h.owner.claim(PhaseIdle); err != nil {
-		return SessionInfo{}, "", err
-	}
-	defer h.owner.release()
-	src := h.currentSession()
-	if src == nil {
-		return SessionInfo{}, "", ErrNoSession
-	}
-	e, err := src.Entry(entryID)
-	if err != nil {
-		return SessionInfo{}, "", fmt.Errorf("fork: %w", err)
-	}
-	editorText := ""
-	if !at && e.Message != nil && e.Message.Role == llm.RoleUser {
-		editorText = e.Message.Text()
-	}
-	s, err := session.Fork(ctx, src, h.sessionsRoot(), entryID, at)
-	if err != nil {
-		return SessionInfo{}, "", fmt.Errorf("fork: %w", err)
-	}
-	h.swapSession(ctx, s, true)
-	h.refCheckpoints(ctx)
-	return h.SessionInfo(), editorText, nil
-}
-
-// Clone copies the current branch into a new session and makes it current.
-func (h *Harness) Clone(ctx context.Context) (SessionInfo, error) {
-	if err := h.owner.claim(PhaseIdle); err != nil {
-		return SessionInfo{}, err
-	}
-	defer h.owner.release()
-	src := h.currentSession()
-	if src == nil {
-		return SessionInfo{}, ErrNoSession
-	}
-	s, err := session.Clone(ctx, src, h.sessionsRoot())
-	if err != nil {
-		return SessionInfo{}, fmt.Errorf("clone: %w", err)
-	}
-	h.swapSession(ctx, s, true)
-	h.refCheckpoints(ctx)
-	return h.SessionInfo(), nil
-}
-
-// SetName names the session.
-func (h *Harness) SetName(ctx context.Context, name string) error {
-	s, err := h.ensureSession(ctx)
-	if err != nil {
-		return err
-	}
-	if err := s.SetName(ctx, name); err != nil {
-		return err
-	}
-	h.emit(Event{Type: EvSessionInfo, Name: name})
-	return nil
-}
-
-// Label sets or clears the label of an entry.
-func (h *Harness) Label(ctx context.Context, entryID, label string) error {
-	s := h.currentSession()
-	if s == nil {
-		return ErrNoSession
-	}
-	if _, err := s.Entry(entryID); err != nil {
-		return fmt.Errorf("label: %w", err)
-	}
-	return s.SetLabel(ctx, entryID, label)
 }
 
 // Messages returns the context messages of the current branch (what the
