@@ -17,7 +17,9 @@ import (
 // files with it), make the new one current, restore its recorded state or
 // record the harness's into it, reset memory and checkpoints, and tell the
 // event bus (and so every display) in order: session_change, notices,
-// mode, model, thinking, goal, tasks, usage, memory. Harness keeps thin
+// mode, model, thinking, goal, tasks, usage, memory. It also records and
+// restores the state pi-lsp keeps in a session besides its messages (mode,
+// yolo, permissions, tasks: sessionstate.go). Harness keeps thin
 // exported methods that delegate here; the session state the harness
 // reads elsewhere goes through currentSession.
 //
@@ -271,9 +273,9 @@ func (o *sessionHost) swap(ctx context.Context, s *session.Session, restore bool
 		}
 	}
 	if restore {
-		h.restoreState(ctx)
+		o.restoreState(ctx)
 	} else {
-		h.recordInitialState(ctx)
+		o.recordInitialState(ctx)
 	}
 	h.resetMemory(ctx)
 	if !restore {
