@@ -14,7 +14,6 @@ import (
 	"github.com/pi-lsp/pi-lsp/llm"
 	"github.com/pi-lsp/pi-lsp/mcp"
 	"github.com/pi-lsp/pi-lsp/memory"
-	"github.com/pi-lsp/pi-lsp/session"
 	"github.com/pi-lsp/pi-lsp/skills"
 	"github.com/pi-lsp/pi-lsp/tools"
 )
@@ -106,14 +105,15 @@ type Harness struct {
 	hookState
 	jobState // background jobs (jobs.go)
 
-	createMu sync.Mutex // serializes ensureSession
+	// sessions owns the current session and the operations on it
+	// (sessionops.go).
+	sessions sessionHost
 
 	// owner owns the run lifecycle: the phase, the queue, the changes
 	// queued during a run and who holds the harness (runner.go).
 	owner *runner
 
 	mu          sync.Mutex
-	sess        *session.Session
 	model       llm.Model
 	hasModel    bool
 	thinking    llm.ThinkingLevel
@@ -181,6 +181,7 @@ func New(cfg Config) *Harness {
 		skillsDirty: true,
 	}
 	h.owner = newRunner(h)
+	h.sessions.h = h
 	// The editor overlay asks the editor only about workspace files: the
 	// context files of ~/.pi/agent and of the root's ancestors, the user's
 	// skills and agents are read from the disk (an editor logs every
@@ -249,8 +250,8 @@ func (h *Harness) Close() error {
 	h.closeMemory()
 	h.closeCode()
 	h.mu.Lock()
-	s := h.sess
-	h.sess = nil
+	s := h.sessions.cur
+	h.sessions.cur = nil
 	h.mu.Unlock()
 	h.removeSpills()
 	if s != nil {

@@ -88,7 +88,7 @@ func (h *Harness) sessionEvent(ctx context.Context) Event {
 // run), or nil.
 func (h *Harness) reseedEvent(ctx context.Context) *Event {
 	h.mu.Lock()
-	over := h.sess != nil && h.shown > 2*HistoryMessages
+	over := h.sessions.cur != nil && h.shown > 2*HistoryMessages
 	h.mu.Unlock()
 	if !over {
 		return nil

@@ -74,7 +74,7 @@ func (h *Harness) Tasks() []tools.Task {
 func (h *Harness) setTasks(ctx context.Context, ts []tools.Task) error {
 	h.mu.Lock()
 	h.taskList = append([]tools.Task{}, ts...)
-	s := h.sess
+	s := h.sessions.cur
 	h.mu.Unlock()
 	if s != nil {
 		if _, err := s.AppendCustom(ctx, customTasks, map[string]any{"tasks": ts}); err != nil {

@@ -167,7 +167,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 			endReason = EndTerminated
 			return
 		}
-		if steer := h.owner.take(false); len(steer) > 0 {
+		if steer := h.owner.take(DeliverySteer); len(steer) > 0 {
 			if !h.recordAll(ctx, steer) {
 				endReason = EndError
 				return
@@ -177,7 +177,7 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		if len(calls) > 0 {
 			continue
 		}
-		if fu := h.owner.take(true); len(fu) > 0 {
+		if fu := h.owner.take(DeliveryFollowUp); len(fu) > 0 {
 			if !h.recordAll(ctx, fu) {
 				endReason = EndError
 				return

@@ -181,7 +181,7 @@ func (h *Harness) applyModel(ctx context.Context, ref string) error {
 	same := h.hasModel && h.model.Ref() == m.Ref()
 	h.model, h.hasModel = m, true
 	h.modeModels[h.mode] = m.Ref()
-	s := h.sess
+	s := h.sessions.cur
 	h.mu.Unlock()
 	if s != nil && !same {
 		if _, err := s.AppendModelChange(ctx, m.Provider, m.ID); err != nil {
@@ -211,7 +211,7 @@ func (h *Harness) SetThinking(ctx context.Context, level llm.ThinkingLevel) erro
 	apply := func(ctx context.Context) error {
 		h.mu.Lock()
 		h.thinking = level
-		s := h.sess
+		s := h.sessions.cur
 		h.mu.Unlock()
 		if s != nil {
 			if _, err := s.AppendThinkingLevel(ctx, string(level)); err != nil {

@@ -32,8 +32,18 @@ type NavigateResult struct {
 // editing; any other entry becomes the leaf. With Summarize the abandoned
 // branch (old leaf back to the common ancestor) is summarized into a
 // branch_summary entry at the new position.
+//
+// It is a session operation (sessionops.go): it needs the idle harness.
 func (h *Harness) Navigate(ctx context.Context, targetID string, opts NavigateOptions) (NavigateResult, error) {
-	s := h.currentSession()
+	return h.sessions.navigate(ctx, targetID, opts)
+}
+
+// navigate is Navigate. With Summarize it claims PhaseBranchSummary (the
+// displays show the summary being made), else PhaseIdle; either way a
+// running harness refuses it with *BusyError before anything moves.
+func (o *sessionHost) navigate(ctx context.Context, targetID string, opts NavigateOptions) (NavigateResult, error) {
+	h := o.h
+	s := o.current()
 	if s == nil {
 		return NavigateResult{}, ErrNoSession
 	}

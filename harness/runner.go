@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/pi-lsp/pi-lsp/llm"
@@ -502,13 +503,12 @@ func (r *runner) queue() (steering, followUp []string) {
 	return r.queueLocked()
 }
 
-// take hands the run its queued steering (or follow-ups) and says so.
-func (r *runner) take(followUp bool) []llm.Message {
+// take hands the run the messages queued as kind — DeliverySteer (after a
+// turn's tool calls) or DeliveryFollowUp (when the run would end) — and
+// says so.
+func (r *runner) take(kind Delivery) []llm.Message {
+	q := r.queueOf(kind)
 	r.lock()
-	q := &r.steering
-	if followUp {
-		q = &r.followUp
-	}
 	out := *q
 	*q = nil
 	var evs []Event
@@ -517,6 +517,19 @@ func (r *runner) take(followUp bool) []llm.Message {
 	}
 	r.unlock(evs)
 	return out
+}
+
+// queueOf is the queue of a delivery kind. Only steer and followUp are
+// queued: any other kind is a programming error, and it panics rather than
+// hand the run the wrong queue.
+func (r *runner) queueOf(kind Delivery) *[]llm.Message {
+	switch kind {
+	case DeliverySteer:
+		return &r.steering
+	case DeliveryFollowUp:
+		return &r.followUp
+	}
+	panic(fmt.Sprintf("harness: no queue for delivery %q", kind))
 }
 
 // setPhase moves the running harness between its run phases (turn, retry,

@@ -179,7 +179,7 @@ func (h *Harness) flushSessionNotices(s *session.Session) {
 func (h *Harness) reportSessionWarnings(s *session.Session) {
 	ws := s.Warnings()
 	h.mu.Lock()
-	if h.sess != s || len(ws) <= h.warnReported {
+	if h.sessions.cur != s || len(ws) <= h.warnReported {
 		h.mu.Unlock()
 		return
 	}

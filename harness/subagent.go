@@ -292,7 +292,7 @@ func (h *Harness) newChild(ctx context.Context, req tools.SubagentRequest, def s
 	ch.sa.link = &ref
 
 	if req.Fork {
-		ch.swapSession(ctx, s, true)
+		ch.sessions.swap(ctx, s, true)
 		if last.ThinkingLevel != "" {
 			thinking = last.ThinkingLevel
 		}
@@ -303,7 +303,7 @@ func (h *Harness) newChild(ctx context.Context, req tools.SubagentRequest, def s
 	ch.model, ch.hasModel, ch.thinking = model, true, thinking
 	ch.mu.Unlock()
 	if !req.Fork {
-		ch.swapSession(ctx, s, false)
+		ch.sessions.swap(ctx, s, false)
 	}
 	if _, err := s.AppendCustom(ctx, customSubagent, map[string]any{
 		"agent": def.Name, "task": req.Task, "parentToolCallId": req.ToolCallID, "parentSession": parentSess.Path(),
