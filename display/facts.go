@@ -20,12 +20,11 @@ type ErrorBanner = protocol.ErrorBanner
 const OutcomeInterrupted = protocol.OutcomeInterrupted
 
 // toolFacts sets a tool item's status, outcome and reason from its result
-// text; subagent and plan calls also get their verdict.
-func toolFacts(it *Item, text string, isError bool) {
-	it.Outcome, it.Reason = "", ""
-	if outcome, reason, ok := harness.ToolOutcome(text, isError); ok {
-		it.Outcome, it.Reason = protocol.ToolOutcome(outcome), reason
-	}
+// (outcome and reason as the harness recorded them: harness.OutcomeOf, or a
+// live tool_execution_end's); subagent and plan calls also get their
+// verdict. text is the result's text.
+func toolFacts(it *Item, outcome, reason, text string) {
+	it.Outcome, it.Reason = protocol.ToolOutcome(outcome), reason
 	switch it.Outcome {
 	case protocol.OutcomeDeclined:
 		it.Status = ToolDeclined
@@ -39,6 +38,12 @@ func toolFacts(it *Item, text string, isError bool) {
 	}
 }
 
+// messageToolFacts is toolFacts for a recorded tool result.
+func messageToolFacts(it *Item, m *llm.Message) {
+	outcome, reason, _ := harness.OutcomeOf(m)
+	toolFacts(it, outcome, reason, m.Text())
+}
+
 // answerFacts marks an aborted answer interrupted, with why.
 func answerFacts(it *Item, m *llm.Message) {
 	if r := harness.AnswerEndReason(m); r != "" {
@@ -47,10 +52,11 @@ func answerFacts(it *Item, m *llm.Message) {
 	}
 }
 
-// userFacts marks the plan hand-over the harness writes as a note.
-func userFacts(it *Item) {
-	if harness.IsPlanHandover(it.Text) && len(it.Attachments) == 0 {
-		it.Note = protocol.NotePlanHandover
+// userFacts marks the plan hand-over the harness writes as a note, with
+// the plan's title.
+func userFacts(it *Item, m *llm.Message) {
+	if title, ok := harness.PlanHandoverOf(m); ok && len(it.Attachments) == 0 {
+		it.Note, it.PlanTitle = protocol.NotePlanHandover, title
 	}
 }
 

@@ -42,14 +42,20 @@ func itemByID(t *testing.T, st display.State, id string) display.Item {
 // hand-over note and a cut answer read the same live and from history.
 func TestFactsLiveAndFromHistory(t *testing.T) {
 	handover := harness.PlanHandoverText("Dark mode")
+	legacy := harness.PlanHandoverText("Old plan")
 	msgs := []llm.Message{
 		*userMsg("edit it"),
 		*assistantMsg("", toolCall("c1", "edit", `{"path":"a.go"}`), toolCall("p1", "submit_plan", `{"title":"T","plan":"x"}`)),
 		toolResult("c1", "edit", declineResult, true),
 		toolResult("p1", "submit_plan", "Plan was not approved. The user wants revisions.\n\nUser feedback: no", false),
-		*userMsg(handover),
+		harness.PlanHandoverMessage("Dark mode", 1),
 		{Role: llm.RoleAssistant, Content: []llm.ContentBlock{llm.TextBlock("half")}, StopReason: llm.StopAborted, ErrorMessage: harness.ClientGoneMessage},
 		*assistantMsg("", toolCall("c2", "bash", `{}`)),
+		// Written before the message kept its details: read from the text.
+		*userMsg(legacy),
+		// The user typing the same words is not a hand-over once
+		// hand-overs carry details.
+		{Role: llm.RoleUser, Content: []llm.ContentBlock{llm.TextBlock(handover)}, Details: []byte(`{"other":1}`)},
 	}
 	check := func(name string, st display.State) {
 		t.Helper()
@@ -60,12 +66,22 @@ func TestFactsLiveAndFromHistory(t *testing.T) {
 			t.Errorf("%s: plan verdict = %q, want rejected", name, it.Verdict)
 		}
 		var note, cut bool
+		notes := 0
 		for _, it := range st.Items {
-			note = note || (it.Kind == display.KindUser && it.Text == handover && it.Note == protocol.NotePlanHandover)
+			if it.Kind == display.KindUser && it.Note == protocol.NotePlanHandover {
+				notes++
+			}
+			note = note || (it.Kind == display.KindUser && it.Text == handover && it.Note == protocol.NotePlanHandover && it.PlanTitle == "Dark mode")
+			if it.Kind == display.KindUser && it.Text == legacy && (it.Note != protocol.NotePlanHandover || it.PlanTitle != "Old plan") {
+				t.Errorf("%s: the old hand-over is %+v", name, it)
+			}
 			cut = cut || (it.Kind == display.KindAssistant && it.Status == display.AssistantInterrupted && it.EndReason == protocol.EndClientGone)
 			if it.Kind == display.KindUser && it.Text == "edit it" && it.Note != "" {
 				t.Errorf("%s: the user's own message has note %q", name, it.Note)
 			}
+		}
+		if notes != 2 {
+			t.Errorf("%s: %d hand-over notes, want 2 (the new one and the old one)", name, notes)
 		}
 		if !note || !cut {
 			t.Errorf("%s: hand-over note %v, client_gone answer %v", name, note, cut)
@@ -90,7 +106,8 @@ func TestFactsLiveAndFromHistory(t *testing.T) {
 	r.Apply(harness.Event{Type: harness.EvMessageStart, Message: &msgs[1]})
 	r.Apply(harness.Event{Type: harness.EvMessageEnd, Message: &msgs[1]})
 	r.Apply(harness.Event{Type: harness.EvApprovalDone, ToolCallID: "c1", Decision: "decline"})
-	r.Apply(harness.Event{Type: harness.EvToolEnd, ToolCallID: "c1", ToolName: "edit", Output: declineResult, IsError: true})
+	r.Apply(harness.Event{Type: harness.EvToolEnd, ToolCallID: "c1", ToolName: "edit", Output: declineResult, IsError: true,
+		Outcome: harness.OutcomeDeclined, Reason: "use tabs"})
 	r.Apply(harness.Event{Type: harness.EvToolStart, ToolCallID: "p1", ToolName: "submit_plan"})
 	r.Apply(harness.Event{Type: harness.EvPlanDone, Plan: &tools.Plan{ID: "p1", Title: "T"}, Decision: "rejected"})
 	r.Apply(harness.Event{Type: harness.EvToolEnd, ToolCallID: "p1", ToolName: "submit_plan", Output: "Plan was not approved. The user wants revisions."})
@@ -100,6 +117,10 @@ func TestFactsLiveAndFromHistory(t *testing.T) {
 	r.Apply(harness.Event{Type: harness.EvMessageEnd, Message: &msgs[5]})
 	r.Apply(harness.Event{Type: harness.EvMessageStart, Message: &msgs[6]})
 	r.Apply(harness.Event{Type: harness.EvMessageEnd, Message: &msgs[6]})
+	for i := 7; i < len(msgs); i++ {
+		r.Apply(harness.Event{Type: harness.EvMessageStart, Message: &msgs[i]})
+		r.Apply(harness.Event{Type: harness.EvMessageEnd, Message: &msgs[i]})
+	}
 	r.Apply(harness.Event{Type: harness.EvAgentEnd, Reason: string(harness.EndClientGone)})
 	st = r.State()
 	check("live", st)
@@ -108,6 +129,48 @@ func TestFactsLiveAndFromHistory(t *testing.T) {
 	}
 	c.drain()
 	c.check(r)
+}
+
+// A result's outcome is read from its details, whatever its text says; a
+// failed result without one (a session written before outcomes were kept)
+// is read from the old sentences; a successful one never is.
+func TestOutcomeFromDetailsAndLegacyText(t *testing.T) {
+	withDetails := func(m llm.Message, details string) llm.Message {
+		m.Details = []byte(details)
+		return m
+	}
+	msgs := []llm.Message{
+		*userMsg("go"),
+		*assistantMsg("", toolCall("d1", "edit", `{}`), toolCall("d2", "bash", `{}`), toolCall("d3", "mcp_x", `{}`),
+			toolCall("l1", "edit", `{}`), toolCall("l2", "bash", `{}`), toolCall("l3", "read", `{}`), toolCall("ok", "bash", `{}`)),
+		withDetails(toolResult("d1", "edit", "no words to match", true), `{"outcome":"declined","reason":"not now"}`),
+		withDetails(toolResult("d2", "bash", "whatever", true), `{"exitCode":1,"outcome":"interrupted","reason":"client_gone"}`),
+		withDetails(toolResult("d3", "mcp_x", "server said no", true), `{"outcome":"error"}`),
+		toolResult("l1", "edit", "Tool call declined: edit needs the user's approval (edit category) and no client that can approve is connected.", true),
+		toolResult("l2", "bash", "Tool call cancelled: the run was aborted before it ran.", true),
+		toolResult("l3", "read", "ENOENT", true),
+		toolResult("ok", "bash", "Tool call declined by the user (an echo)", false),
+	}
+	r := display.NewReducer(display.ReducerOptions{})
+	r.Apply(sessionWith("s1", msgs, nil))
+	st := r.State()
+	for _, want := range []struct {
+		id, status string
+		outcome    protocol.ToolOutcome
+		reason     string
+	}{
+		{"d1", display.ToolDeclined, protocol.OutcomeDeclined, "not now"},
+		{"d2", display.ToolError, protocol.OutcomeInterrupted, "client_gone"},
+		{"d3", display.ToolError, protocol.OutcomeError, ""},
+		{"l1", display.ToolDeclined, protocol.OutcomeDeclined, "edit needs the user's approval (edit category) and no client that can approve is connected."},
+		{"l2", display.ToolError, protocol.OutcomeInterrupted, "aborted"},
+		{"l3", display.ToolError, protocol.OutcomeError, ""},
+		{"ok", display.ToolDone, "", ""},
+	} {
+		if it := itemByID(t, st, want.id); it.Status != want.status || it.Outcome != want.outcome || it.Reason != want.reason {
+			t.Errorf("%s: status %q outcome %q reason %q, want %q %q %q", want.id, it.Status, it.Outcome, it.Reason, want.status, want.outcome, want.reason)
+		}
+	}
 }
 
 // Error and retry banners carry their turn and are cleared by a later

@@ -56,7 +56,7 @@ func itemsFrom(msgs []llm.Message, newID func(i int) string) []Item {
 			it := &items[idx]
 			it.Output = textcut.Tail(m.Text(), keptOutput)
 			it.IsError = m.IsError
-			toolFacts(it, m.Text(), m.IsError)
+			messageToolFacts(it, m)
 			if it.ToolName == "subagent" {
 				it.Child = childFromDetails(m.Details)
 			}

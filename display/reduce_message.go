@@ -201,7 +201,7 @@ func userItem(m *llm.Message) Item {
 		}
 	}
 	it.Text = b.String()
-	userFacts(&it)
+	userFacts(&it, m)
 	return it
 }
 

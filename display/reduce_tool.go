@@ -7,7 +7,6 @@ import (
 	"github.com/pi-lsp/pi-lsp/harness"
 	"github.com/pi-lsp/pi-lsp/internal/textcut"
 	"github.com/pi-lsp/pi-lsp/llm"
-	"github.com/pi-lsp/pi-lsp/protocol"
 )
 
 // Tool output kept for display: the last keptOutput bytes. Streamed output
@@ -127,11 +126,14 @@ func (r *Reducer) toolEnd(ev harness.Event) {
 		r.addFile(ev.Path)
 	}
 	before := *it
-	declined := it.Status == ToolDeclined
-	toolFacts(it, ev.Output, ev.IsError)
-	if declined && it.Outcome != protocol.OutcomeDeclined {
-		it.Status, it.Outcome = ToolDeclined, protocol.OutcomeDeclined
+	// The result's outcome is the truth: a call shown declined when its
+	// approval was answered may have been cancelled instead (an abort while
+	// the approval was asked).
+	outcome := ev.Outcome
+	if outcome == "" && ev.IsError {
+		outcome = harness.OutcomeError
 	}
+	toolFacts(it, outcome, ev.Reason, ev.Output)
 	r.setToolFacts(t.idx, before)
 }
 
@@ -147,7 +149,7 @@ func (r *Reducer) toolResultMessage(m *llm.Message) {
 		r.setItemField(t.idx, "isError", true)
 	}
 	before := r.st.Items[t.idx]
-	toolFacts(&r.st.Items[t.idx], m.Text(), m.IsError)
+	messageToolFacts(&r.st.Items[t.idx], m)
 	r.setToolFacts(t.idx, before)
 }
 

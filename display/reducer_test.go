@@ -114,11 +114,11 @@ func TestReducerPendingAndStatus(t *testing.T) {
 				t.Errorf("pending=%+v item=%+v", st.Pending.Approval, st.Items[0])
 			}
 		}},
-		{"declined stays declined after the error result", []harness.Event{
+		{"declined stays declined after the declined result", []harness.Event{
 			{Type: harness.EvToolStart, ToolCallID: "c1", ToolName: "write"},
 			{Type: harness.EvApproval, Approval: &harness.ApprovalRequest{ToolCallID: "c1", ToolName: "write"}},
 			{Type: harness.EvApprovalDone, ToolCallID: "c1", Decision: "decline"},
-			{Type: harness.EvToolEnd, ToolCallID: "c1", IsError: true, Output: "declined by the user"},
+			{Type: harness.EvToolEnd, ToolCallID: "c1", IsError: true, Output: "declined by the user", Outcome: harness.OutcomeDeclined},
 		}, func(t *testing.T, st display.State) {
 			if st.Pending.Approval != nil || st.Items[0].Status != display.ToolDeclined || !st.Items[0].IsError {
 				t.Errorf("pending=%+v item=%+v", st.Pending.Approval, st.Items[0])

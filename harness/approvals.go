@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/pi-lsp/pi-lsp/tools"
 )
@@ -222,10 +223,10 @@ func (h *Harness) grant(ctx context.Context, tool string, category tools.Categor
 }
 
 // approve runs the approval chain for one call, asking the user when the
-// verdict is ask. It returns "" when the call may run (with the content the
-// user accepted, for a reviewed edit or write), or the text the model gets
-// instead.
-func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, display string) (refusal string, rv *tools.Reviewed) {
+// verdict is ask. It returns nil when the call may run (with the content
+// the user accepted, for a reviewed edit or write), or the refusal: the
+// text the model gets instead, and the outcome the display shows.
+func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, display string) (*refusal, *tools.Reviewed) {
 	if h.sa.up != nil {
 		// A child's calls go through its parent's chain, tagged with the child.
 		return h.sa.up.approveFor(ctx, t, call, display, h.sa.link)
@@ -234,7 +235,7 @@ func (h *Harness) approve(ctx context.Context, t tools.Tool, call tools.Call, di
 }
 
 // approveFor is approve for the agent's own call (sub nil) or a child's.
-func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call, display string, sub *SubagentRef) (refusal string, rv *tools.Reviewed) {
+func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call, display string, sub *SubagentRef) (*refusal, *tools.Reviewed) {
 	name, cat := call.Name, t.Category()
 	h.mu.Lock()
 	grants := append([]PathGrant(nil), h.perms.Grants.Paths...)
@@ -254,23 +255,25 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 	h.mu.Unlock()
 	switch v.Policy {
 	case PolicyAllow:
-		return "", nil
+		return nil, nil
 	case PolicyDeny:
-		return fmt.Sprintf("Tool call denied by policy (%s). The %s tool is not allowed in this session; do not retry it, choose another way or ask the user.", v.Rule, name), nil
+		return declined(fmt.Sprintf("Tool call denied by policy (%s). The %s tool is not allowed in this session; do not retry it, choose another way or ask the user.", v.Rule, name),
+			"denied by policy ("+v.Rule+")"), nil
 	}
 	ui := h.getUI()
 	if ui == nil {
 		if out != nil {
-			return outsideRefusal(name, out, "no client that can approve is connected"), nil
+			return outsideRefusal(name, out, noClient), nil
 		}
-		return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat), nil
+		return declined(fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and no client that can approve is connected. Do not retry it; explain what you wanted to do.", name, cat),
+			noClient), nil
 	}
 	preview, failure := h.previewFor(ctx, call)
 	if failure != "" {
 		// The edit cannot apply (its oldText is not in the file): asking
 		// the user to approve a change that would fail wastes their time,
 		// so the call fails now with the tool's own reason.
-		return failure, nil
+		return failed(failure), nil
 	}
 	req := ApprovalRequest{ToolCallID: call.ID, ToolName: name, Category: string(cat), Args: call.Args, Display: display, Subagent: sub,
 		Preview: preview}
@@ -288,19 +291,23 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 		h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: decision, Subagent: sub})
 		if errors.Is(err, tools.ErrNoUI) {
 			if out != nil {
-				return outsideRefusal(name, out, "the connected client cannot approve tool calls"), nil
+				return outsideRefusal(name, out, cannotApprove), nil
 			}
-			return fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and the connected client cannot approve tool calls. Do not retry it; explain what you wanted to do.", name, cat), nil
+			return declined(fmt.Sprintf("Tool call declined: %s needs the user's approval (%s category) and the connected client cannot approve tool calls. Do not retry it; explain what you wanted to do.", name, cat),
+				cannotApprove), nil
 		}
 		if ctx.Err() != nil {
-			return "Tool call cancelled: the run was aborted while waiting for approval.", nil
+			return &refusal{text: "Tool call cancelled: the run was aborted while waiting for approval.",
+				outcome: OutcomeInterrupted, reason: string(endReasonOf(ctx))}, nil
 		}
-		return fmt.Sprintf("Tool call declined: the approval request failed (%v).", err), nil
+		return declined(fmt.Sprintf("Tool call declined: the approval request failed (%v).", err),
+			fmt.Sprintf("the approval request failed (%v)", err)), nil
 	}
 	d := reply.Decision
+	var rv *tools.Reviewed
 	if d.Allows() {
-		var bad string
-		if rv, bad = reviewed(call, req, reply); bad != "" {
+		var bad *refusal
+		if rv, bad = reviewed(call, req, reply); bad != nil {
 			h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: string(DecisionDecline), Subagent: sub})
 			return bad, nil
 		}
@@ -308,7 +315,7 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 	h.emit(Event{Type: EvApprovalDone, ToolCallID: call.ID, Decision: string(d), Subagent: sub})
 	switch {
 	case d == DecisionApprove:
-		return "", rv
+		return nil, rv
 	case d == DecisionAlwaysAllowPath:
 		if out != nil {
 			h.mu.Lock()
@@ -316,12 +323,12 @@ func (h *Harness) approveFor(ctx context.Context, t tools.Tool, call tools.Call,
 			h.mu.Unlock()
 			h.persistPermissions(ctx)
 		}
-		return "", rv
+		return nil, rv
 	case d.Allows():
 		h.grant(ctx, name, cat, d)
-		return "", rv
+		return nil, rv
 	default:
-		return declineText(name, reply.Feedback), nil
+		return declined(declineText(name, reply.Feedback), strings.TrimSpace(reply.Feedback)), nil
 	}
 }
 
@@ -332,6 +339,13 @@ func accessWord(write bool) string {
 	return "read"
 }
 
-func outsideRefusal(name string, o *outsideAccess, why string) string {
-	return fmt.Sprintf("Tool call declined: %s would %s %s, which is outside the workspace, and %s. Do not retry it; ask the user to add the directory as a root (--root DIR or permissions.roots in ~/.pi/agent/pi-lsp.json) if it is needed.", name, accessWord(o.write), o.resolved, why)
+// Why an approval could not be asked.
+const (
+	noClient      = "no client that can approve is connected"
+	cannotApprove = "the connected client cannot approve tool calls"
+)
+
+func outsideRefusal(name string, o *outsideAccess, why string) *refusal {
+	return declined(fmt.Sprintf("Tool call declined: %s would %s %s, which is outside the workspace, and %s. Do not retry it; ask the user to add the directory as a root (--root DIR or permissions.roots in ~/.pi/agent/pi-lsp.json) if it is needed.", name, accessWord(o.write), o.resolved, why),
+		fmt.Sprintf("%s %s is outside the workspace and %s", accessWord(o.write), o.resolved, why))
 }

@@ -20,17 +20,26 @@ func withDiagnosticsDetails(res tools.Result, lines []string) tools.Result {
 	if len(lines) == 0 {
 		return res
 	}
+	return withDetails(res, map[string][]string{diagnosticsKey: lines})
+}
+
+// withDetails records the fields of add in res.Details, beside the tool's
+// own. Details that are not a JSON object (no tool writes such) are left
+// as they are.
+func withDetails[V any](res tools.Result, add map[string]V) tools.Result {
 	fields := map[string]json.RawMessage{}
 	if len(res.Details) > 0 && string(res.Details) != "null" {
 		if err := json.Unmarshal(res.Details, &fields); err != nil {
 			return res
 		}
 	}
-	b, err := json.Marshal(lines)
-	if err != nil {
-		return res
+	for k, v := range add {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return res
+		}
+		fields[k] = b
 	}
-	fields[diagnosticsKey] = b
 	out, err := json.Marshal(fields)
 	if err != nil {
 		return res

@@ -122,32 +122,36 @@ type Event struct {
 	Path       string          `json:"path,omitempty"` // file a tool modified
 	// Diagnostics (tool_execution_end): the new problems of the call's
 	// change, one line each (diagnostics.go).
-	Diagnostics []string          `json:"diagnostics,omitempty"`
-	Steering    []string          `json:"steering,omitempty"`
-	FollowUp    []string          `json:"followUp,omitempty"`
-	Drafts      []string          `json:"drafts,omitempty"`
-	Phase       Phase             `json:"phase,omitempty"`
-	Error       string            `json:"error,omitempty"`
-	Attempt     int               `json:"attempt,omitempty"`
-	DelayMs     int               `json:"delayMs,omitempty"`
-	Approval    *ApprovalRequest  `json:"approval,omitempty"`
-	Decision    string            `json:"decision,omitempty"`
-	Question    *tools.Question   `json:"question,omitempty"`
-	Plan        *tools.Plan       `json:"plan,omitempty"`
-	Tasks       []tools.Task      `json:"tasks,omitempty"`
-	Mode        string            `json:"mode,omitempty"`
-	ModeName    string            `json:"modeName,omitempty"`  // mode_change: the mode's name
-	ModeColor   string            `json:"modeColor,omitempty"` // mode_change: the mode's colour (#rrggbb)
-	Yolo        bool              `json:"yolo,omitempty"`      // mode_change: YOLO is on
-	Sandbox     string            `json:"sandbox,omitempty"`   // mode_change: the sandbox mode of commands (workspace-write|read-only|off|unavailable)
-	Notice      string            `json:"notice,omitempty"`    // notice: the text
-	Name        string            `json:"name,omitempty"`      // session_info: the session's name
-	Model       string            `json:"model,omitempty"`
-	Thinking    llm.ThinkingLevel `json:"thinkingLevel,omitempty"`
-	Tokens      *Tokens           `json:"tokens,omitempty"`
-	Reason      string            `json:"reason,omitempty"` // compaction_*: "threshold" | "overflow" | "manual"; agent_end: stop reason
-	Summary     string            `json:"summary,omitempty"`
-	SessionID   string            `json:"sessionId,omitempty"`
+	Diagnostics []string `json:"diagnostics,omitempty"`
+	// Outcome (tool_execution_end): how a call that did not simply succeed
+	// ended (OutcomeDeclined, OutcomeError, OutcomeInterrupted), with why in
+	// Reason; the result's details keep the same (outcome.go).
+	Outcome   string            `json:"outcome,omitempty"`
+	Steering  []string          `json:"steering,omitempty"`
+	FollowUp  []string          `json:"followUp,omitempty"`
+	Drafts    []string          `json:"drafts,omitempty"`
+	Phase     Phase             `json:"phase,omitempty"`
+	Error     string            `json:"error,omitempty"`
+	Attempt   int               `json:"attempt,omitempty"`
+	DelayMs   int               `json:"delayMs,omitempty"`
+	Approval  *ApprovalRequest  `json:"approval,omitempty"`
+	Decision  string            `json:"decision,omitempty"`
+	Question  *tools.Question   `json:"question,omitempty"`
+	Plan      *tools.Plan       `json:"plan,omitempty"`
+	Tasks     []tools.Task      `json:"tasks,omitempty"`
+	Mode      string            `json:"mode,omitempty"`
+	ModeName  string            `json:"modeName,omitempty"`  // mode_change: the mode's name
+	ModeColor string            `json:"modeColor,omitempty"` // mode_change: the mode's colour (#rrggbb)
+	Yolo      bool              `json:"yolo,omitempty"`      // mode_change: YOLO is on
+	Sandbox   string            `json:"sandbox,omitempty"`   // mode_change: the sandbox mode of commands (workspace-write|read-only|off|unavailable)
+	Notice    string            `json:"notice,omitempty"`    // notice: the text
+	Name      string            `json:"name,omitempty"`      // session_info: the session's name
+	Model     string            `json:"model,omitempty"`
+	Thinking  llm.ThinkingLevel `json:"thinkingLevel,omitempty"`
+	Tokens    *Tokens           `json:"tokens,omitempty"`
+	Reason    string            `json:"reason,omitempty"` // compaction_*: "threshold" | "overflow" | "manual"; agent_end: stop reason; tool_execution_end: why of Outcome
+	Summary   string            `json:"summary,omitempty"`
+	SessionID string            `json:"sessionId,omitempty"`
 	// Session and History are session_change's: the session now current
 	// and the display-safe newest whole turns of its context.
 	Session *SessionInfo   `json:"session,omitempty"`

@@ -140,8 +140,12 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 		terminate := false
 		if msg.StopReason == llm.StopAborted || msg.StopReason == llm.StopError {
 			// Every tool call gets a result, so the next turn is valid for any provider.
+			why := EndError
+			if msg.StopReason == llm.StopAborted {
+				why = endReasonOf(ctx)
+			}
 			for _, c := range calls {
-				res := cancelledResult(msg.StopReason)
+				res := cancelledResult(why)
 				if c.CutOff && msg.StopReason == llm.StopError {
 					res = errorResult(cutOffText(c.Name))
 				}
@@ -382,12 +386,15 @@ func cutOffText(name string) string {
 	return fmt.Sprintf("Tool call not run: the %s call was cut off (the response ended before its arguments were complete, for example at the output token limit), so it was not executed. Repeat it with smaller arguments: split a large write into a smaller file first and append the rest with edit, or make several smaller calls.", name)
 }
 
-func cancelledResult(reason llm.StopReason) tools.Result {
+// cancelledResult is the result of a call not run because the run ended
+// first (reason aborted or client_gone) or the model's response ended with
+// an error (reason error).
+func cancelledResult(reason EndReason) tools.Result {
 	text := cancelledText
-	if reason == llm.StopError {
+	if reason == EndError {
 		text = notRunText
 	}
-	return tools.Result{Content: []llm.ContentBlock{llm.TextBlock(text)}, IsError: true}
+	return (&refusal{text: text, outcome: OutcomeInterrupted, reason: string(reason)}).result()
 }
 
 // executeTools runs the calls of one assistant message in order. It returns
@@ -403,7 +410,7 @@ func (h *Harness) executeTools(ctx context.Context, x *host, calls []llm.Content
 		}
 		c := calls[i]
 		if ctx.Err() != nil {
-			h.recordToolResult(context.Background(), c, cancelledResult(llm.StopAborted))
+			h.recordToolResult(context.Background(), c, cancelledResult(endReasonOf(ctx)))
 			continue
 		}
 		call := tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments, CutOff: c.CutOff}
@@ -434,11 +441,11 @@ func (h *Harness) runOneTool(ctx context.Context, x *host, byName map[string]too
 		if reason == "" {
 			reason = "blocked by a hook"
 		}
-		return errorResult("Tool call blocked: " + reason), false
+		return declined("Tool call blocked: "+reason, reason).result(), false
 	}
-	refusal, rv := h.approve(ctx, t, call, describeCall(call))
-	if refusal != "" {
-		return errorResult(refusal), false
+	refused, rv := h.approve(ctx, t, call, describeCall(call))
+	if refused != nil {
+		return refused.result(), false
 	}
 	call.Reviewed = rv
 	h.noteToolRuns(t) // checkpoints.go: may it change files?
@@ -503,6 +510,8 @@ func describeCall(call tools.Call) string {
 // tool_execution_end with the display-safe output.
 func (h *Harness) recordToolResult(ctx context.Context, c llm.ContentBlock, res tools.Result) {
 	h.trackSpill(spillOf(res))
+	res = withErrorOutcome(res)
+	outcome, reason := outcomeDetails(res.Details)
 	m := llm.Message{Role: llm.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name, Content: res.Content, Details: res.Details, IsError: res.IsError, Timestamp: h.now()}
 	if m.Content == nil {
 		m.Content = []llm.ContentBlock{llm.TextBlock("")}
@@ -511,7 +520,8 @@ func (h *Harness) recordToolResult(ctx context.Context, c llm.ContentBlock, res 
 	if display == "" {
 		display = m.Text()
 	}
-	h.emit(Event{Type: EvToolEnd, ToolCallID: c.ID, ToolName: c.Name, Output: display, IsError: res.IsError, Diff: res.Diff, Path: res.Path, Diagnostics: res.Diagnostics})
+	h.emit(Event{Type: EvToolEnd, ToolCallID: c.ID, ToolName: c.Name, Output: display, IsError: res.IsError, Diff: res.Diff, Path: res.Path, Diagnostics: res.Diagnostics,
+		Outcome: outcome, Reason: reason})
 	if err := h.recordMessage(ctx, m); err != nil {
 		h.fail(fmt.Errorf("record tool result: %w", err))
 	}
@@ -527,10 +537,9 @@ func (h *Harness) handOverToBuild(p tools.Plan) {
 		h.fail(fmt.Errorf("plan approved, but switching to build mode failed: %w", err))
 		return
 	}
-	text := PlanHandoverText(p.Title)
 	model, err := h.Model(ctx)
 	if err == nil {
-		err = h.owner.handToRun(model, []llm.Message{llm.UserText(text, h.now())})
+		err = h.owner.handToRun(model, []llm.Message{PlanHandoverMessage(p.Title, h.now())})
 	} else {
 		h.owner.release()
 	}

@@ -55,9 +55,9 @@ func (h *Harness) previewFor(ctx context.Context, call tools.Call) (preview *too
 
 // reviewed checks a reply's content against the request: it returns the
 // content to write, or the refusal the model gets instead.
-func reviewed(call tools.Call, req ApprovalRequest, r ApprovalReply) (*tools.Reviewed, string) {
+func reviewed(call tools.Call, req ApprovalRequest, r ApprovalReply) (*tools.Reviewed, *refusal) {
 	if r.BadContent == "" && r.Content == nil {
-		return nil, ""
+		return nil, nil
 	}
 	reason := r.BadContent
 	switch {
@@ -70,9 +70,10 @@ func reviewed(call tools.Call, req ApprovalRequest, r ApprovalReply) (*tools.Rev
 		reason = "the preview was cut (" + req.Preview.CutReason + "), so it cannot be answered with content"
 	}
 	if reason != "" {
-		return nil, fmt.Sprintf("Tool call declined: the editor's approval could not be used (%s). %s was not run; nothing was written. Tell the user and ask how to proceed.", reason, call.Name)
+		return nil, declined(fmt.Sprintf("Tool call declined: the editor's approval could not be used (%s). %s was not run; nothing was written. Tell the user and ask how to proceed.", reason, call.Name),
+			"the editor's approval could not be used ("+reason+")")
 	}
-	return &tools.Reviewed{Before: req.Preview.Before, After: req.Preview.After, Content: *r.Content}, ""
+	return &tools.Reviewed{Before: req.Preview.Before, After: req.Preview.After, Content: *r.Content}, nil
 }
 
 // declineText is what the model gets when the user declined a call.

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -66,54 +67,58 @@ const (
 	planHandoverSuffix = " was approved. You are now in Build mode with all tools: implement it step by step."
 )
 
-// PlanHandoverText is the user message the harness sends when an approved
-// plan hands over to Build mode.
+// PlanHandoverText is the text of the user message the harness sends when
+// an approved plan hands over to Build mode.
 func PlanHandoverText(title string) string {
 	return planHandoverPrefix + strconv.Quote(title) + planHandoverSuffix
 }
 
-// IsPlanHandover reports whether text is a PlanHandoverText.
-func IsPlanHandover(text string) bool {
-	return strings.HasPrefix(text, planHandoverPrefix+`"`) && strings.HasSuffix(text, `"`+planHandoverSuffix)
+// NotePlanHandover is the note of the hand-over message's details.
+const NotePlanHandover = "plan_handover"
+
+// planHandoverDetails is the details of the hand-over user message: the
+// model reads its text, the display reads these (pi ignores a user
+// message's details).
+type planHandoverDetails struct {
+	Note      string `json:"note"`
+	PlanTitle string `json:"planTitle"`
 }
 
-// Tool outcomes as the display names them (protocol.ToolOutcome).
-const (
-	OutcomeDeclined    = "declined"
-	OutcomeError       = "error"
-	OutcomeInterrupted = "interrupted"
-)
+// PlanHandoverMessage is the user message that hands the approved plan
+// title over to Build mode.
+func PlanHandoverMessage(title string, ts int64) llm.Message {
+	m := llm.UserText(PlanHandoverText(title), ts)
+	m.Details, _ = json.Marshal(planHandoverDetails{Note: NotePlanHandover, PlanTitle: title})
+	return m
+}
 
-// ToolOutcome classifies a tool result by the texts the harness itself
-// writes for a call it did not run (approvals.go, review.go, loop.go):
-// declined with the user's reason or the refusal's, interrupted with the
-// run's end, or error for any other failed result. ok is false for a
-// result that succeeded. It reads the recorded text, so a reopened session
-// shows the same outcome the live one did.
-func ToolOutcome(text string, isError bool) (outcome, reason string, ok bool) {
-	first, _, _ := strings.Cut(text, "\n")
-	switch {
-	case strings.HasPrefix(text, "Tool call declined by the user"):
-		_, r, found := strings.Cut(text, userReasonLabel)
-		if found {
-			r, _, _ = strings.Cut(r, "\n")
-		}
-		return OutcomeDeclined, strings.TrimSpace(r), true
-	case strings.HasPrefix(text, "Tool call declined: "), strings.HasPrefix(text, "Tool call denied by policy"):
-		return OutcomeDeclined, strings.TrimPrefix(first, "Tool call declined: "), true
-	case strings.HasPrefix(text, cancelledText), strings.HasPrefix(text, "Tool call cancelled: the run was aborted"):
-		return OutcomeInterrupted, string(EndAborted), true
-	case strings.HasPrefix(text, notRunText):
-		return OutcomeInterrupted, string(EndError), true
-	case isError:
-		return OutcomeError, "", true
+// PlanHandoverOf reports whether m is the plan hand-over message, and the
+// plan's title. It reads m's details; a message without details was
+// written before they were kept, and is read by legacyPlanHandover.
+func PlanHandoverOf(m *llm.Message) (title string, ok bool) {
+	if m.Role != llm.RoleUser {
+		return "", false
 	}
-	return "", "", false
+	if len(m.Details) > 0 {
+		var d planHandoverDetails
+		if json.Unmarshal(m.Details, &d) == nil && d.Note == NotePlanHandover {
+			return d.PlanTitle, true
+		}
+		return "", false
+	}
+	return legacyPlanHandover(m.Text())
 }
 
-// Texts of results of calls that were not run.
-const (
-	userReasonLabel = "The user's reason: "
-	cancelledText   = "Tool call cancelled: the run was aborted before it ran."
-	notRunText      = "Tool call not run: the model's response ended with an error."
-)
+// legacyPlanHandover reads the hand-over sentence of a session written
+// before the message carried its details (so old sessions reopen with the
+// note and the title). New messages never need it.
+func legacyPlanHandover(text string) (title string, ok bool) {
+	if !strings.HasPrefix(text, planHandoverPrefix+`"`) || !strings.HasSuffix(text, `"`+planHandoverSuffix) {
+		return "", false
+	}
+	t, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(text, planHandoverPrefix), planHandoverSuffix))
+	if err != nil {
+		return "", false
+	}
+	return t, true
+}

@@ -40,7 +40,7 @@ func (h *Harness) executeConcurrent(ctx context.Context, x *host, byName map[str
 	)
 	for _, c := range calls {
 		if ctx.Err() != nil {
-			h.recordToolResult(context.Background(), c, cancelledResult(llm.StopAborted))
+			h.recordToolResult(context.Background(), c, cancelledResult(endReasonOf(ctx)))
 			continue
 		}
 		call := tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments}
@@ -52,7 +52,7 @@ func (h *Harness) executeConcurrent(ctx context.Context, x *host, byName map[str
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			h.recordToolResult(context.Background(), c, cancelledResult(llm.StopAborted))
+			h.recordToolResult(context.Background(), c, cancelledResult(endReasonOf(ctx)))
 			continue
 		}
 		wg.Add(1)

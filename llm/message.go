@@ -148,7 +148,7 @@ type Message struct {
 	ToolCallID string
 	ToolName   string
 	IsError    bool
-	Details    json.RawMessage // toolResult, custom: tool- or extension-specific data
+	Details    json.RawMessage // toolResult, custom: tool- or extension-specific data; user: what pi-lsp wrote it for (harness.PlanHandoverOf)
 
 	// bashExecution
 	Command            string
@@ -211,10 +211,11 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	switch m.Role {
 	case RoleUser:
 		return json.Marshal(struct {
-			Role      Role           `json:"role"`
-			Content   []ContentBlock `json:"content"`
-			Timestamp int64          `json:"timestamp"`
-		}{m.Role, nonNil(m.Content), m.Timestamp})
+			Role      Role            `json:"role"`
+			Content   []ContentBlock  `json:"content"`
+			Details   json.RawMessage `json:"details,omitempty"`
+			Timestamp int64           `json:"timestamp"`
+		}{m.Role, nonNil(m.Content), m.Details, m.Timestamp})
 	case RoleAssistant:
 		return json.Marshal(struct {
 			Role         Role           `json:"role"`

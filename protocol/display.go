@@ -210,6 +210,8 @@ type Item struct {
 	Verdict PlanVerdict `json:"verdict,omitempty"`
 	// user: a message the server wrote (plan_handover)
 	Note ItemNote `json:"note,omitempty"`
+	// user (plan_handover): the approved plan's title
+	PlanTitle string `json:"planTitle,omitempty"`
 	// assistant (interrupted): why the run ended
 	EndReason RunEndReason `json:"endReason,omitempty"`
 }
@@ -222,6 +224,8 @@ type UserItem struct {
 	Attachments []Attachment `json:"attachments"`
 	// Note marks a message the server wrote itself; omitted for the user's.
 	Note ItemNote `json:"note,omitempty"`
+	// PlanTitle is the approved plan's title, on the plan_handover note.
+	PlanTitle string `json:"planTitle,omitempty"`
 }
 
 // AssistantItem is an assistant item on the wire.
@@ -305,7 +309,7 @@ func (it Item) MarshalJSON() ([]byte, error) {
 		if att == nil {
 			att = []Attachment{}
 		}
-		return json.Marshal(UserItem{it.ID, it.Kind, it.Text, att, it.Note})
+		return json.Marshal(UserItem{it.ID, it.Kind, it.Text, att, it.Note, it.PlanTitle})
 	default: // error, info
 		return json.Marshal(TextItem{it.ID, it.Kind, it.Text})
 	}

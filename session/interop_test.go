@@ -115,7 +115,11 @@ func writeRichSession(t *testing.T, root, cwd string) string {
 	call := asst("")
 	call.Content = []llm.ContentBlock{{Type: llm.BlockToolCall, ID: "call_1", Name: "bash", Arguments: json.RawMessage(`{"command":"ls"}`)}}
 	call.StopReason = llm.StopToolUse
-	must(s.AppendMessage(ctx, llm.UserText("list files", 0)))
+	// A user message with details, as pi-lsp writes the plan hand-over
+	// (harness.PlanHandoverMessage): pi must load it and ignore them.
+	handover := llm.UserText("list files", 0)
+	handover.Details = json.RawMessage(`{"note":"plan_handover","planTitle":"List files"}`)
+	must(s.AppendMessage(ctx, handover))
 	must(s.AppendMessage(ctx, call))
 	must(s.AppendMessage(ctx, llm.Message{Role: llm.RoleToolResult, ToolCallID: "call_1", ToolName: "bash", Content: []llm.ContentBlock{llm.TextBlock("a.go\nb.go")}}))
 	a2, err := s.AppendMessage(ctx, asst("two files"))

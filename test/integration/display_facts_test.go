@@ -173,6 +173,9 @@ func TestPlanVerdictsAndHandoverNote(t *testing.T) {
 		for _, it := range st.Items {
 			if it.Kind == display.KindUser && it.Note == protocol.NotePlanHandover {
 				notes++
+				if it.PlanTitle != "Add LRU cache" {
+					t.Fatalf("%s: hand-over note's planTitle %q", when, it.PlanTitle)
+				}
 			}
 			if it.Kind == display.KindUser && it.Text == "plan a cache" && it.Note != "" {
 				t.Fatalf("%s: the user's prompt is marked %q", when, it.Note)
@@ -183,6 +186,19 @@ func TestPlanVerdictsAndHandoverNote(t *testing.T) {
 		}
 	}
 	check("live", snapshotState(t, s))
+	handovers := 0
+	for _, en := range readSessionFile(t, path) {
+		m, _ := en["message"].(map[string]any)
+		if d, ok := m["details"].(map[string]any); ok && m["role"] == "user" {
+			if d["note"] != "plan_handover" || d["planTitle"] != "Add LRU cache" {
+				t.Fatalf("hand-over message details %v", d)
+			}
+			handovers++
+		}
+	}
+	if handovers != 1 {
+		t.Fatalf("%d user messages with hand-over details in the file, want 1", handovers)
+	}
 	shutdownServer(t, s)
 	s2 := e.start(startOpt{})
 	s2.call("session/open", map[string]any{"path": path}, nil)

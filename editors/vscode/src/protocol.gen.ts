@@ -719,6 +719,7 @@ export interface Item {
   reason?: string;
   verdict?: PlanVerdict;
   note?: ItemNote;
+  planTitle?: string;
   endReason?: RunEndReason;
 }
 
@@ -1673,6 +1674,7 @@ export interface UserItem {
   text: string;
   attachments: Attachment[];
   note?: ItemNote;
+  planTitle?: string;
 }
 
 /** UserMessage is a user message on the wire. */

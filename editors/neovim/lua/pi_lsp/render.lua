@@ -205,12 +205,13 @@ function M.end_reason_text(reason)
   return 'interrupted by Stop'
 end
 
---- The note line of the plan hand-over message the server marked (note = 'plan_handover').
+--- The note line of the plan hand-over message the server marked (note = 'plan_handover'), with
+--- the plan's title from the state (planTitle).
 ---@param item table
 ---@return string
 function M.handover_text(item)
-  local title = tostring(item.text or ''):match('^The plan "(.-)" was approved%.')
-  return 'Plan approved' .. ((title and title ~= '') and (': ' .. title) or '') .. ' — building in Build mode'
+  local title = type(item.planTitle) == 'string' and item.planTitle or ''
+  return 'Plan approved' .. (title ~= '' and (': ' .. title) or '') .. ' — building in Build mode'
 end
 
 --- A tool item's icon and label: a plan's verdict, else its outcome (with the reason), else its

@@ -1,18 +1,16 @@
 // The chat's bottom error block (issue 33, bug 8). An error the transcript shows as an item is
-// not repeated there, and one that a later prompt followed is no longer news.
+// not repeated there. Whether an error is still true is the server's call: it clears the state's
+// errors after a later successful run and on a model switch (display/facts.go clearBanners).
 import type { DisplayState } from '../protocol';
 import { errorText } from './render';
 
 /**
- * The state's errors for the bottom block: not dismissed, not already an error item in the
- * transcript, and not older than the last prompt (an error is shown while it is the last word).
+ * The state's errors for the bottom block: exactly the state's `errors`, minus the dismissed ones
+ * and the ones the transcript already shows as an error item.
  */
 export function liveErrors(s: DisplayState, dismissed: ReadonlySet<string>): string[] {
-  const items = s.items ?? [];
-  const inline = new Set(items.filter((it) => it.kind === 'error').map((it) => it.text ?? ''));
-  const last = items[items.length - 1];
-  const succeeded = last?.kind === 'assistant' && !!last.text && !last.streaming && last.status !== 'interrupted';
-  return (s.errors ?? []).map(errorText).filter((m) => !dismissed.has(m) && !inline.has(m) && !succeeded);
+  const inline = new Set((s.items ?? []).filter((it) => it.kind === 'error').map((it) => it.text ?? ''));
+  return (s.errors ?? []).map(errorText).filter((m) => !dismissed.has(m) && !inline.has(m));
 }
 
 /** The Retry (server errors after a run, when Retry applies) and dismiss buttons of a banner. */

@@ -200,12 +200,12 @@ function summaryTitle(item: DisplayItem): string {
 }
 
 /**
- * The plan title of a user item the server marked as the plan hand-over (`note: "plan_handover"`),
- * or undefined for any other item: the server's mark decides, the text only names the plan.
+ * The plan title of a user item the server marked as the plan hand-over (`note: "plan_handover"`,
+ * the title in `planTitle`), or undefined for any other item. Both come from the state.
  */
 export function planHandover(item: DisplayItem): string | undefined {
   if (item.kind !== 'user' || item.note !== 'plan_handover') return undefined;
-  return /^The plan "(.*)" was approved\./s.exec(String(item.text ?? ''))?.[1] ?? '';
+  return String(item.planTitle ?? '');
 }
 
 /** Why a run ended, as a few words after "interrupted" (docs/protocol.md, "Display facts"). */

@@ -69,7 +69,7 @@ describe('chat webview (issue 33)', () => {
         status: 'idle',
         items: [
           { id: 'u1', kind: 'user', text: 'plan a greeting', attachments: [] },
-          { id: 'u2', kind: 'user', text, attachments: [], note: 'plan_handover' },
+          { id: 'u2', kind: 'user', text, attachments: [], note: 'plan_handover', planTitle: 'Add a greeting' },
           // The same words typed by the user carry no mark: a bubble.
           { id: 'u3', kind: 'user', text, attachments: [] },
         ],
