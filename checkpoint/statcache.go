@@ -104,18 +104,18 @@ func (c *statCache) reset() {
 	c.dirty = true
 }
 
-// save writes the cache when it changed.
-func (c *statCache) save() error {
+// save writes the cache when it changed; it returns the bytes written.
+func (c *statCache) save() (int64, error) {
 	if !c.dirty {
-		return nil
+		return 0, nil
 	}
 	var b bytes.Buffer
 	if err := gob.NewEncoder(&b).Encode(c.Entries); err != nil {
-		return err
+		return 0, err
 	}
 	if err := writeAtomic(c.path, b.Bytes()); err != nil {
-		return err
+		return 0, err
 	}
 	c.dirty = false
-	return nil
+	return int64(b.Len()), nil
 }
