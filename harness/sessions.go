@@ -63,6 +63,9 @@ func (h *Harness) NewSession(ctx context.Context, cwd string) (SessionInfo, erro
 		return SessionInfo{}, err
 	}
 	defer h.owner.release()
+	if err := h.settleCheckpoint(ctx); err != nil {
+		return SessionInfo{}, err
+	}
 	if cwd == "" {
 		cwd = h.Cwd()
 	}
@@ -81,6 +84,9 @@ func (h *Harness) OpenSession(ctx context.Context, path string) (SessionInfo, er
 		return SessionInfo{}, err
 	}
 	defer h.owner.release()
+	if err := h.settleCheckpoint(ctx); err != nil {
+		return SessionInfo{}, err
+	}
 	s, err := session.Open(ctx, path, session.OpenOptions{})
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("open session: %w", err)
@@ -97,6 +103,7 @@ func (h *Harness) CloseSession() error {
 		return err
 	}
 	defer h.owner.release()
+	_ = h.settleCheckpoint(context.Background()) // recorded before the session closes
 	h.mu.Lock()
 	s := h.sess
 	h.sess = nil
@@ -350,6 +357,9 @@ func (h *Harness) Fork(ctx context.Context, entryID string, at bool) (SessionInf
 		return SessionInfo{}, "", err
 	}
 	defer h.owner.release()
+	if err := h.settleCheckpoint(ctx); err != nil {
+		return SessionInfo{}, "", err
+	}
 	src := h.currentSession()
 	if src == nil {
 		return SessionInfo{}, "", ErrNoSession
@@ -377,6 +387,9 @@ func (h *Harness) Clone(ctx context.Context) (SessionInfo, error) {
 		return SessionInfo{}, err
 	}
 	defer h.owner.release()
+	if err := h.settleCheckpoint(ctx); err != nil {
+		return SessionInfo{}, err
+	}
 	src := h.currentSession()
 	if src == nil {
 		return SessionInfo{}, ErrNoSession
