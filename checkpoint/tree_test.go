@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -266,4 +267,55 @@ func FuzzDecodeManifest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A checkpoint after a small change appends the stat cache's changes to
+// its log instead of rewriting it; a reopened store reads both.
+func TestStatCacheLogsChanges(t *testing.T) {
+	ctx := context.Background()
+	s, root := newStore(t)
+	for i := range 200 {
+		write(t, root, fmt.Sprintf("d%d/f%03d.txt", i%10, i), fmt.Sprint(i), 0o644)
+	}
+	old := time.Now().Add(-time.Hour)
+	_ = filepath.Walk(root, func(p string, _ os.FileInfo, _ error) error { return os.Chtimes(p, old, old) })
+	if _, err := s.Snapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	base, err := os.Stat(s.path("statcache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "d3/f003.txt", "changed", 0o644)
+	_ = os.Chtimes(filepath.Join(root, "d3", "f003.txt"), old, old)
+	if err := os.Remove(filepath.Join(root, "d4", "f004.txt")); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(s.path("statcache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.ModTime().Equal(base.ModTime()) || after.Size() != base.Size() {
+		t.Fatal("the stat cache's base was rewritten for one changed file")
+	}
+	logInfo, err := os.Stat(s.path("statcache.log"))
+	if err != nil || logInfo.Size() == 0 || logInfo.Size() >= base.Size()/2 {
+		t.Fatalf("statcache.log: %v %v (base %d bytes)", logInfo, err, base.Size())
+	}
+	// A reopened store knows every file: nothing is hashed again.
+	s2, err := Open(filepath.Dir(s.Dir()), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := s2.Snapshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Hashed != 0 || again.ID != snap.ID || again.Files != 199 {
+		t.Fatalf("reopened: hashed %d, id %s (want %s), files %d", again.Hashed, again.ID, snap.ID, again.Files)
+	}
 }
