@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -66,9 +67,9 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 	ws := checkpointWorkspace(b, 20000)
 	ckDir := b.TempDir() // one store: the first checkpoint is taken once
 	for _, c := range []struct {
-		write bool
-		ttft  int
-	}{{false, 0}, {false, 300}, {true, 0}} {
+		write, pause bool
+		ttft         int
+	}{{false, false, 0}, {false, false, 300}, {true, false, 0}, {true, true, 0}} {
 		ttft := c.ttft
 		for _, on := range []bool{false, true} {
 			name := fmt.Sprintf("ttft=%dms/checkpoints=off", ttft)
@@ -77,6 +78,12 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 			}
 			if c.write {
 				name = "write/" + name
+			}
+			if c.pause {
+				// Between turns the user reads the answer and types: the
+				// end checkpoint runs then, off the clock (it is off the
+				// turn's path unless the next prompt comes within a walk).
+				name = "write-paused/" + strings.TrimPrefix(name, "write/")
 			}
 			b.Run(name, func(b *testing.B) {
 				srv := llmtest.NewServer(b)
@@ -118,6 +125,11 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 					defer cancel()
 					if err := h.Wait(ctx); err != nil {
 						b.Fatal(err)
+					}
+					if c.pause {
+						b.StopTimer()
+						_ = h.settleCheckpoint(ctx)
+						b.StartTimer()
 					}
 				}
 				turn() // the first checkpoint of the workspace, and warm caches
