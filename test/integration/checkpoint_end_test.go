@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pi-lsp/pi-lsp/llm/llmtest"
@@ -120,7 +121,7 @@ func TestEndCheckpointIsAsyncAndFlushed(t *testing.T) {
 		}},
 		{Match: `"c1"`, Text: "changed once"},
 		{Match: "second change", ToolCalls: []llmtest.ToolCall{
-			{ID: "c2", Name: "bash", Arguments: `{"command":"for f in d*/*.txt; do echo two > \"$f\"; done; mkdir -p made && echo new > made/n.txt"}`},
+			{ID: "c2", Name: "bash", Arguments: `{"command":"sleep 1; for f in d*/*.txt; do echo two > \"$f\"; done; mkdir -p made && echo new > made/n.txt"}`},
 		}},
 		{Match: `"c2"`, Text: "changed twice"},
 	})
@@ -154,19 +155,36 @@ func TestEndCheckpointIsAsyncAndFlushed(t *testing.T) {
 	s2 := e.start(startOpt{args: []string{"--yolo"}, initOpts: map[string]any{"session": st.Path}})
 	endCheckpointBelow(t, st.Path, lastAssistant(t, s2))
 
-	// 2. A navigate with files right after a run, its end checkpoint in flight.
+	// 2. A navigate with files right after a run, its end checkpoint in
+	// flight: the prompt's id is read while the run's bash sleeps, and the
+	// navigate is sent as soon as the run is idle.
 	s2.prompt("second change")
+	var prompt2 string
+	s2.waitFor("the second prompt", func() bool {
+		for _, en := range s2.entries() {
+			if m, ok := en["message"].(map[string]any); ok && m["role"] == "user" && strings.Contains(mustJSON(m["content"]), "second change") {
+				prompt2 = en["id"].(string)
+			}
+		}
+		return prompt2 != ""
+	})
 	s2.waitIdle()
-	prompt2 := userEntry(t, s2, "second change")["id"].(string)
-	answer2 := lastAssistant(t, s2)
-	after2 := workspaceFiles(t, ws)
-	if after2["made/n.txt"].data != "new\n" {
-		t.Fatalf("the second run did not write made/n.txt")
-	}
 	var nav navResult
 	s2.call("session/navigate", map[string]any{"targetId": prompt2, "files": "restore"}, &nav)
 	if now := workspaceFiles(t, ws); !maps.Equal(now, after1) {
 		t.Fatalf("restore to the second prompt: %v differ from the files after the first run", changedPaths(after1, now))
+	}
+	// The second run's files, as its commands made them.
+	after2 := map[string]wsFile{}
+	for p, f := range after1 {
+		after2[p] = wsFile{data: "two\n", mode: f.mode}
+	}
+	after2["made/n.txt"] = wsFile{data: "new\n", mode: 0o644}
+	answer2 := ""
+	for _, en := range fileEntries(t, st.Path) {
+		if m, ok := en["message"].(map[string]any); ok && m["role"] == "assistant" {
+			answer2 = en["id"].(string)
+		}
 	}
 	endCheckpointBelow(t, st.Path, answer2)
 	s2.call("session/navigate", map[string]any{"targetId": answer2, "files": "restore"}, &nav)
