@@ -88,6 +88,35 @@ func BenchmarkCheckpoint(b *testing.B) {
 		b.ReportMetric(float64(cpuTime()-cpu)/float64(n)/1e6, "cpu-ms/op")
 		b.ReportMetric(float64(s.Hashes()-before)/float64(n), "hashes/op")
 	})
+	b.Run("one-change", func(b *testing.B) {
+		// A turn that changed one file: its blob, the folder objects of its
+		// folder and parents, the root and the stat cache are written.
+		if s == nil {
+			var err error
+			if s, err = Open(storeRoot, root, Options{}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Snapshot(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		before, written := s.Hashes(), s.Written()
+		cpu := cpuTime()
+		n := 0
+		p := filepath.Join(root, "pkg07", "sub01", "file01057.go")
+		for b.Loop() {
+			n++
+			if err := os.WriteFile(p, []byte(fmt.Sprintf("package p7\n// turn %d\n", n)), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := s.Snapshot(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(cpuTime()-cpu)/float64(n)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(s.Hashes()-before)/float64(n), "hashes/op")
+		b.ReportMetric(float64(s.Written()-written)/float64(n), "written-bytes/op")
+	})
 	b.Run("stat-floor", func(b *testing.B) {
 		// The floor under "unchanged": a bare walk that lstats every file
 		// (what any change detection without a file watcher must do).

@@ -46,8 +46,8 @@ func (s *Store) Ref(sessionPath, id string) error {
 
 // PruneStats says what Prune removed.
 type PruneStats struct {
-	Manifests, Blobs int
-	Bytes            int64
+	Manifests, Trees, Blobs int
+	Bytes                   int64
 }
 
 // Prune removes the checkpoints no existing session references (the
@@ -85,7 +85,7 @@ func (s *Store) Prune(ctx context.Context) (PruneStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("checkpoint: prune: %w", err)
 	}
-	liveBlobs := map[string]bool{}
+	liveBlobs, liveTrees := map[string]bool{}, map[string]bool{}
 	for _, m := range manifests {
 		if err := ctx.Err(); err != nil {
 			return st, fmt.Errorf("checkpoint: prune: %w", err)
@@ -101,7 +101,7 @@ func (s *Store) Prune(ctx context.Context) (PruneStats, error) {
 			}
 			continue
 		}
-		man, err := s.Manifest(id)
+		man, err := s.manifest(id, liveTrees)
 		if err != nil {
 			continue
 		}
@@ -130,11 +130,32 @@ func (s *Store) Prune(ctx context.Context) (PruneStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("checkpoint: prune: %w", err)
 	}
+	err = filepath.WalkDir(s.path("trees"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		id := filepath.Base(filepath.Dir(p)) + d.Name()
+		if liveTrees[id] {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || !info.ModTime().Before(cutoff) {
+			return nil
+		}
+		if os.Remove(p) == nil {
+			st.Trees++
+			st.Bytes += info.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return st, fmt.Errorf("checkpoint: prune: %w", err)
+	}
 	if st.Blobs > 0 {
 		// The stat cache may name a removed blob: forget it all, the next
 		// snapshot hashes every file once.
 		s.cache.reset()
-		if err := s.cache.save(); err != nil {
+		if _, err := s.cache.save(); err != nil {
 			return st, fmt.Errorf("checkpoint: prune: %w", err)
 		}
 	}

@@ -30,6 +30,9 @@ type Snapshot struct {
 	// Hashed is how many files this snapshot read and hashed (the others
 	// were known to the stat cache).
 	Hashed int
+	// Written is how many bytes this snapshot wrote to the store: new
+	// blobs, folder objects, the manifest and the stat cache.
+	Written int64
 }
 
 // Snapshot checkpoints the workspace: every file that is not ignored,
@@ -40,6 +43,7 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m, snap, err := s.scanLocked(ctx)
+	defer func() { s.written.Add(snap.Written) }()
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -47,7 +51,8 @@ func (s *Store) Snapshot(ctx context.Context) (Snapshot, error) {
 		snap.ID = id
 		return snap, nil
 	}
-	id, err := s.putManifest(m)
+	id, written, err := s.putManifest(m)
+	snap.Written += written
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -98,14 +103,17 @@ func (s *Store) scanLocked(ctx context.Context) (*Manifest, Snapshot, error) {
 		m.Files = append(m.Files, p.files...)
 		snap.Skipped = append(snap.Skipped, p.skipped...)
 		snap.Hashed += p.hashed
+		snap.Written += p.written
 	}
 	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	slices.Sort(snap.Skipped)
 	snap.Files = len(m.Files)
 	s.cache.retain(m.Files)
-	if err := s.cache.save(); err != nil {
+	n, err := s.cache.save()
+	if err != nil {
 		return nil, Snapshot{}, fmt.Errorf("checkpoint: stat cache: %w", err)
 	}
+	snap.Written += n
 	return m, snap, nil
 }
 
@@ -136,6 +144,7 @@ type part struct {
 	files   []File
 	skipped []string
 	hashed  int
+	written int64
 }
 
 func (sc *scan) run(root dirJob) []*part {
@@ -285,9 +294,11 @@ func (sc *scan) file(p *part, d *dirHandle, dirAbs, rel, name string, typ fs.Fil
 		}
 		sum := sha256.Sum256(data)
 		hash = hex.EncodeToString(sum[:])
-		if err := sc.s.putBlob(hash, data); err != nil {
+		n, err := sc.s.putBlob(hash, data)
+		if err != nil {
 			return err
 		}
+		p.written += n
 		p.hashed++
 		sc.s.hashes.Add(1)
 		// The stat taken before reading: a change during the read shows as

@@ -1,12 +1,14 @@
 package checkpoint
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +48,8 @@ type Store struct {
 	// hashes counts the files read and hashed by snapshots (for tests and
 	// the benchmark: an unchanged workspace must add none).
 	hashes atomic.Int64
+	// written counts the bytes snapshots wrote (Snapshot.Written).
+	written atomic.Int64
 }
 
 // WorkspaceKey is the folder name of a workspace's store: the root's base
@@ -78,7 +82,7 @@ func Open(storeRoot, root string, opts Options) (*Store, error) {
 		opts.Now = time.Now
 	}
 	s := &Store{dir: filepath.Join(storeRoot, WorkspaceKey(abs)), root: abs, opts: opts}
-	for _, d := range []string{storeRoot, s.dir, s.path("objects"), s.path("manifests"), s.path("refs")} {
+	for _, d := range []string{storeRoot, s.dir, s.path("objects"), s.path("manifests"), s.path("trees"), s.path("refs")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("checkpoint: store: %w", err)
 		}
@@ -99,6 +103,9 @@ func (s *Store) Root() string { return s.root }
 // Hashes is how many files snapshots have read and hashed so far.
 func (s *Store) Hashes() int64 { return s.hashes.Load() }
 
+// Written is how many bytes snapshots have written to the store so far.
+func (s *Store) Written() int64 { return s.written.Load() }
+
 func (s *Store) path(elem ...string) string {
 	return filepath.Join(append([]string{s.dir}, elem...)...)
 }
@@ -107,16 +114,20 @@ func (s *Store) blobPath(hash string) string {
 	return s.path("objects", hash[:2], hash[2:])
 }
 
-// putBlob stores data under its hash unless it is there already.
-func (s *Store) putBlob(hash string, data []byte) error {
+// putBlob stores data under its hash unless it is there already; it
+// returns the bytes it wrote.
+func (s *Store) putBlob(hash string, data []byte) (int64, error) {
 	p := s.blobPath(hash)
 	if _, err := os.Stat(p); err == nil {
-		return nil
+		return 0, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("checkpoint: store blob: %w", err)
+		return 0, fmt.Errorf("checkpoint: store blob: %w", err)
 	}
-	return writeAtomic(p, data)
+	if err := writeAtomic(p, data); err != nil {
+		return 0, err
+	}
+	return int64(len(data)), nil
 }
 
 // blob reads a blob and checks it against its hash.
@@ -160,8 +171,14 @@ func writeAtomic(p string, data []byte) error {
 	return nil
 }
 
-// Manifest loads a checkpoint's manifest, checking it against its id.
+// Manifest loads a checkpoint's manifest, checking it (and every folder
+// object of format 2) against its id.
 func (s *Store) Manifest(id string) (*Manifest, error) {
+	return s.manifest(id, nil)
+}
+
+// manifest is Manifest, noting the folder objects it read in seen.
+func (s *Store) manifest(id string, seen map[string]bool) (*Manifest, error) {
 	if len(id) != 32 || strings.ContainsAny(id, "/\\.") {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
@@ -172,18 +189,35 @@ func (s *Store) Manifest(id string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
-	return decodeManifest(id, text)
+	if !bytes.HasPrefix(text, []byte(treeHeader)) {
+		return decodeManifest(id, text) // format 1
+	}
+	if manifestID(text) != id {
+		return nil, fmt.Errorf("%w: manifest %s does not match its hash", ErrCorrupt, id)
+	}
+	m := &Manifest{}
+	if err := s.readTree(m, id, id, "", text, 0, seen); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(m.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return m, nil
 }
 
-// putManifest stores m and returns its id.
-func (s *Store) putManifest(m *Manifest) (string, error) {
-	text := m.encode()
-	id := manifestID(text)
+// putManifest stores m (sorted by path) as a tree of folder objects and
+// returns its id and the bytes it wrote.
+func (s *Store) putManifest(m *Manifest) (string, int64, error) {
+	text, id, written, err := s.putTrees(m.Files)
+	if err != nil {
+		return "", written, err
+	}
 	p := s.path("manifests", id)
 	if _, err := os.Stat(p); err == nil {
 		now := s.opts.Now()
 		_ = os.Chtimes(p, now, now) // fresh for the pruning grace period
-		return id, nil
+		return id, written, nil
 	}
-	return id, writeAtomic(p, text)
+	if err := writeAtomic(p, text); err != nil {
+		return "", written, err
+	}
+	return id, written + int64(len(text)), nil
 }

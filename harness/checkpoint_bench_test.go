@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -65,11 +66,24 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 	b.Setenv("XDG_CONFIG_HOME", "")
 	ws := checkpointWorkspace(b, 20000)
 	ckDir := b.TempDir() // one store: the first checkpoint is taken once
-	for _, ttft := range []int{0, 300} {
+	for _, c := range []struct {
+		write, pause bool
+		ttft         int
+	}{{false, false, 0}, {false, false, 300}, {true, false, 0}, {true, true, 0}} {
+		ttft := c.ttft
 		for _, on := range []bool{false, true} {
 			name := fmt.Sprintf("ttft=%dms/checkpoints=off", ttft)
 			if on {
 				name = fmt.Sprintf("ttft=%dms/checkpoints=on", ttft)
+			}
+			if c.write {
+				name = "write/" + name
+			}
+			if c.pause {
+				// Between turns the user reads the answer and types: the
+				// end checkpoint runs then, off the clock (it is off the
+				// turn's path unless the next prompt comes within a walk).
+				name = "write-paused/" + strings.TrimPrefix(name, "write/")
 			}
 			b.Run(name, func(b *testing.B) {
 				srv := llmtest.NewServer(b)
@@ -93,9 +107,14 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 					// (matched by this turn's call id) a short answer.
 					turns++
 					id := fmt.Sprintf("call_read_%03d", turns)
+					call := llmtest.ToolCall{ID: id, Name: "read", Arguments: `{"path":"pkg07/sub03/file01057.go"}`}
+					if c.write {
+						// A turn that changes one file: its end checkpoint
+						// is taken in the background.
+						call = llmtest.ToolCall{ID: id, Name: "write", Arguments: fmt.Sprintf(`{"path":"pkg07/sub01/file01057.go","content":"package p7\n// turn %d\n"}`, turns)}
+					}
 					srv.Append(
-						llmtest.Response{StallMs: ttft, ToolCalls: []llmtest.ToolCall{
-							{ID: id, Name: "read", Arguments: `{"path":"pkg07/sub03/file01057.go"}`}}},
+						llmtest.Response{StallMs: ttft, ToolCalls: []llmtest.ToolCall{call}},
 						llmtest.Response{Match: `"` + id + `"`, Text: "It is a Go file.", StallMs: ttft},
 					)
 					ctx := context.Background()
@@ -107,17 +126,23 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 					if err := h.Wait(ctx); err != nil {
 						b.Fatal(err)
 					}
+					if c.pause {
+						b.StopTimer()
+						_ = h.settleCheckpoint(ctx)
+						b.StartTimer()
+					}
 				}
 				turn() // the first checkpoint of the workspace, and warm caches
 				if n := len(srv.Requests()); n != 2 {
 					b.Fatalf("the warm-up turn made %d model requests, want 2 (read, answer)", n)
 				}
-				var before int64
+				var before, written int64
 				if on {
 					if h.ck.store == nil {
 						b.Fatal("checkpoints on, but no store was opened")
 					}
-					before = h.ck.store.Hashes()
+					_ = h.settleCheckpoint(context.Background())
+					before, written = h.ck.store.Hashes(), h.ck.store.Written()
 				}
 				var ru0 syscall.Rusage
 				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
@@ -129,7 +154,9 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 				cpu := ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano()
 				b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 				if on {
+					_ = h.settleCheckpoint(context.Background())
 					b.ReportMetric(float64(h.ck.store.Hashes()-before)/float64(b.N), "hashes/op")
+					b.ReportMetric(float64(h.ck.store.Written()-written)/float64(b.N), "written-bytes/op")
 				}
 			})
 		}

@@ -64,6 +64,11 @@ type checkpointState struct {
 	// changing: a tool that may change files (any but the read tools) ran
 	// in the current run.
 	changing atomic.Bool
+
+	// endMu guards pending: closed when the end checkpoint in flight is
+	// recorded (nil when none was started). See checkpoint_end.go.
+	endMu   sync.Mutex
+	pending chan struct{}
 }
 
 // noteToolRuns notes that tool t is about to run in the current run.
@@ -175,19 +180,6 @@ func (h *Harness) tellSkipped(paths []string) {
 	}
 }
 
-// checkpointRunEnd is taken when a run ends; it is recorded only when the
-// files changed since the run started. A run whose tools were all read
-// tools (or that ran none), with no command hooks configured, changed no
-// file: it takes none, and adds no walk to the turn. Edits made meanwhile
-// by someone else (the user in the editor) are in the next checkpoint: the
-// next run's start, or the one a restore takes first.
-func (h *Harness) checkpointRunEnd(ctx context.Context, start string) {
-	if start == "" || (!h.ck.changing.Load() && !h.hasCommandHooks()) {
-		return
-	}
-	h.checkpoint(context.WithoutCancel(ctx), h.currentSession(), ckEnd, start)
-}
-
 func checkpointOf(e *session.Entry) (checkpointData, bool) {
 	if e == nil || e.Type != session.TypeCustom || e.CustomType != customCheckpoint {
 		return checkpointData{}, false
@@ -228,6 +220,8 @@ func resolveCheckpoint(s *session.Session, targetID string) (string, error) {
 		if id, ok := startBelow(s, targetID); ok {
 			return id, nil
 		}
+	} else if id, ok := endBelow(s, targetID); ok {
+		return id, nil
 	}
 	from := targetID
 	if isPrompt {

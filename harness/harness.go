@@ -242,6 +242,7 @@ func (h *Harness) Close() error {
 	h.owner.close()
 	h.cancelBash()
 	_ = h.owner.wait(context.Background())
+	_ = h.settleCheckpoint(context.Background()) // the end checkpoint is recorded before the session closes
 	h.titles.stop()
 	h.closeJobs()
 	if h.cfg.MCP != nil {

@@ -38,6 +38,9 @@ func (h *Harness) run(ctx context.Context, model llm.Model, prompts []llm.Messag
 	x := &host{h: h}
 	var endReason EndReason
 	h.resetContextFiles()
+	// The previous run's end checkpoint goes below its last entry, before
+	// this run's prompt (checkpoint_end.go).
+	_ = h.settleCheckpoint(context.WithoutCancel(ctx))
 	var startCheckpoint *runCheckpoint
 	defer func() {
 		h.checkpointRunEnd(ctx, startCheckpoint.join(ctx, h))

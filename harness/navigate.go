@@ -63,6 +63,10 @@ func (o *sessionHost) navigate(ctx context.Context, targetID string, opts Naviga
 		return NavigateResult{}, err
 	}
 	defer h.owner.release()
+	// The end checkpoint in flight goes below the leaf it was taken at.
+	if err := h.settleCheckpoint(ctx); err != nil {
+		return NavigateResult{}, err
+	}
 	if opts.RestoreFiles {
 		// A target without a whole checkpoint fails before anything moves.
 		if err := h.checkRestorable(ctx, s, targetID); err != nil {

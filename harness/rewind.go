@@ -36,6 +36,9 @@ const maxDiffBytes = 1 << 20
 // RewindPreview lists what restoring the files of entry targetID would
 // change, with a unified diff for each text file. It changes nothing.
 func (h *Harness) RewindPreview(ctx context.Context, targetID string) ([]FileChange, error) {
+	if err := h.settleCheckpoint(ctx); err != nil {
+		return nil, err
+	}
 	s := h.currentSession()
 	if s == nil {
 		return nil, ErrNoSession
@@ -92,6 +95,9 @@ func (h *Harness) RestoreFiles(ctx context.Context, targetID string) (FilesResul
 		return FilesResult{}, err
 	}
 	defer h.owner.release()
+	if err := h.settleCheckpoint(ctx); err != nil {
+		return FilesResult{}, err
+	}
 	s := h.currentSession()
 	if s == nil {
 		return FilesResult{}, ErrNoSession
@@ -235,6 +241,9 @@ func (h *Harness) precheck(ctx context.Context, entryID string) error {
 	}
 	if p := h.owner.Phase(); p != PhaseIdle {
 		return &BusyError{Phase: p}
+	}
+	if err := h.settleCheckpoint(ctx); err != nil {
+		return err
 	}
 	return h.checkRestorable(ctx, s, entryID)
 }

@@ -86,6 +86,11 @@ func (o *sessionHost) claimed(op func() error) error {
 // fails nothing was swapped.
 func (o *sessionHost) replace(ctx context.Context, restore, ref bool, mk func(src *session.Session) (*session.Session, error)) (info SessionInfo, err error) {
 	err = o.claimed(func() error {
+		// The end checkpoint of the last run is recorded in the session it
+		// belongs to before that session is left or copied.
+		if err := o.h.settleCheckpoint(ctx); err != nil {
+			return err
+		}
 		s, err := mk(o.current())
 		if err != nil {
 			return err
@@ -131,6 +136,7 @@ func (o *sessionHost) open(ctx context.Context, path string) (SessionInfo, error
 func (o *sessionHost) close() error {
 	return o.claimed(func() error {
 		h := o.h
+		_ = h.settleCheckpoint(context.Background()) // recorded before the session closes
 		h.mu.Lock()
 		s := o.cur
 		o.cur = nil

@@ -89,6 +89,7 @@ func TestReadOnlyRunTakesNoEndCheckpoint(t *testing.T) {
 	s.waitIdle()
 	s.prompt("now write")
 	s.waitIdle()
+	s.waitEndCheckpoints(1) // taken in the background
 	var order []string
 	for _, en := range s.entries() {
 		switch {

@@ -29,6 +29,7 @@ func TestInterruptedRestoreIsFinishedOnOpen(t *testing.T) {
 	s := e.start(startOpt{args: []string{"--yolo"}})
 	s.prompt("write them")
 	st := s.waitIdle()
+	s.waitEndCheckpoints(1) // taken in the background
 	var start, end string
 	for _, en := range s.entries() {
 		if en["customType"] == "pi-lsp/checkpoint" {
