@@ -15,18 +15,20 @@ import (
 // get ids h1, h2, …; tool items use their tool call id.
 func ItemsFromMessages(msgs []llm.Message) []Item {
 	n := 0
-	return itemsFrom(msgs, func(int) string { n++; return "h" + strconv.Itoa(n) })
+	return itemsFrom(msgs, func(int) string { n++; return "h" + strconv.Itoa(n) }, nil)
 }
 
 // ItemsFromEntries is ItemsFromMessages for messages read from session
 // entries (ids[i] is the entry of msgs[i]): an item's id is "h" and its
 // entry's id, so a page of history names its items the same way whenever
-// it is read.
+// it is read. A user item's image attachments name their entry (ImageRef),
+// for session/image.
 func ItemsFromEntries(msgs []llm.Message, ids []string) []Item {
-	return itemsFrom(msgs, func(i int) string { return "h" + ids[i] })
+	return itemsFrom(msgs, func(i int) string { return "h" + ids[i] }, func(i int) string { return ids[i] })
 }
 
-func itemsFrom(msgs []llm.Message, newID func(i int) string) []Item {
+// itemsFrom builds the items; entry, when not nil, is the entry of msgs[i].
+func itemsFrom(msgs []llm.Message, newID func(i int) string, entry func(i int) string) []Item {
 	items := []Item{}
 	tools := map[string]int{}
 	for i := range msgs {
@@ -69,6 +71,9 @@ func itemsFrom(msgs []llm.Message, newID func(i int) string) []Item {
 		default:
 			if it, ok := itemFromMessage(m); ok {
 				it.ID = id()
+				if entry != nil {
+					imageRefs(&it, entry(i))
+				}
 				items = append(items, it)
 			}
 		}

@@ -219,3 +219,15 @@ func attachmentOf(block string) Attachment {
 	}
 	return Attachment{Type: attr("type"), Path: attr("path"), Lines: attr("lines")}
 }
+
+// imageRefs names where the session keeps each image attachment of a user
+// item read from entry: the n-th image attachment is the entry's n-th image.
+func imageRefs(it *Item, entry string) {
+	n := 0
+	for k := range it.Attachments {
+		if it.Attachments[k].Type == "image" {
+			it.Attachments[k].Image = &ImageRef{Entry: entry, Index: n}
+			n++
+		}
+	}
+}

@@ -12,6 +12,8 @@ type (
 	SessionInfo = protocol.DisplaySession
 	// Attachment is one editor attachment of a user item.
 	Attachment = protocol.Attachment
+	// ImageRef names where the session keeps an attached image.
+	ImageRef = protocol.ImageRef
 	// Mode is the current agent mode as shown to the user.
 	Mode = protocol.DisplayMode
 	// Pending holds what waits on the user.

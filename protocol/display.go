@@ -168,6 +168,8 @@ type Attachment struct {
 	Type  string `json:"type"` // file | selection | image
 	Path  string `json:"path,omitempty"`
 	Lines string `json:"lines,omitempty"` // "10-20"
+	// Image: where the session keeps it (items read from the session).
+	Image *ImageRef `json:"image,omitempty"`
 }
 
 // Item is one entry of the transcript. On the wire it is one of the

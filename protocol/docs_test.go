@@ -41,6 +41,7 @@ var docTypes = map[string][2]func() any{
 	"agent/abort":           {nil, func() any { return new(protocol.DraftsResult) }},
 	"session/tree":          {func() any { return new(protocol.TreeParams) }, func() any { return new(protocol.TreeResult) }},
 	"session/entries":       {nil, func() any { return new(protocol.EntriesResult) }},
+	"session/image":         {func() any { return new(protocol.SessionImageParams) }, func() any { return new(protocol.SessionImageResult) }},
 	"session/export":        {nil, func() any { return new(protocol.ExportResult) }},
 	"display/snapshot":      {nil, func() any { return new(protocol.DisplaySnapshot) }},
 	"display/history":       {func() any { return new(protocol.HistoryParams) }, func() any { return new(protocol.HistoryResult) }},

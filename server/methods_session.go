@@ -93,6 +93,7 @@ func (a *agent) register(s *rpc.Server) {
 	a.registerMCP(s)
 	a.registerMCPAuth(s)
 	a.registerHistory(s)
+	a.registerImage(s) // methods_image.go
 	a.registerMemory(s)
 	a.registerGoal(s)
 	a.registerJobs(s) // methods_jobs.go

@@ -7,7 +7,7 @@ import type { Agent } from './agent';
 import { chatHtml } from './chatHtml';
 import type { AgentManager } from './manager';
 import type { FromWebview, ToWebview } from './messages';
-import type { CommandInfo, ContextItem, DisplayItem, FileMatch } from './protocol';
+import type { CommandInfo, ContextItem, DisplayItem, FileMatch, SessionImageResult } from './protocol';
 import { approvalReply, declineReply, planReply } from './replies';
 import { openFileAt, insertAtCursor } from './openFile';
 import { describeError } from './errors';
@@ -203,6 +203,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
           // Scrolled to the top: the page of items before the oldest shown.
           const r = await a.request<{ items: DisplayItem[]; before: string | null }>('display/history', { before: m.before, limit: 200 });
           this.post({ type: 'history', items: r.items ?? [], before: r.before ?? null });
+          break;
+        }
+        case 'image': {
+          // A thumbnail for an image attachment read from the session; gone or unreadable: none.
+          const r = await a.request<SessionImageResult>('session/image', { entry: m.entry, index: m.index }).catch(() => undefined);
+          this.post({ type: 'image', entry: m.entry, index: m.index, ...(r ? { mimeType: r.mimeType, data: r.data } : {}) });
           break;
         }
         case 'openSession':

@@ -24,7 +24,9 @@ export type ToWebview =
   /** A prompt that could not be sent: its text and context go back into the input. */
   | { type: 'sendFailed'; text: string; context?: ContextItem[]; message: string }
   /** Retry of a failed send: send what the input holds. */
-  | { type: 'resend'; behavior: 'steer' | 'followUp' };
+  | { type: 'resend'; behavior: 'steer' | 'followUp' }
+  /** The answer to a FromWebview image: the picture (session/image), or no data when it is gone. */
+  | { type: 'image'; entry: string; index: number; mimeType?: string; data?: string };
 
 export type FromWebview =
   | { type: 'ready' }
@@ -49,4 +51,6 @@ export type FromWebview =
   /** Edit (text) or remove (no text) a queued message that still reads `expect` (agent/editQueue). */
   | { type: 'editQueue'; queue: 'steering' | 'followUp'; index: number; expect: string; text?: string }
   | { type: 'openSession'; path: string }
+  /** The picture of an image the session keeps (an attachment's image ref). */
+  | { type: 'image'; entry: string; index: number }
   | { type: 'rewind'; itemId: string };

@@ -119,6 +119,7 @@ export interface Attachment {
   type: string;
   path?: string;
   lines?: string;
+  image?: ImageRef | null;
 }
 
 /** AutoCompactionResult is the result of compaction/setAuto. */
@@ -665,6 +666,16 @@ export interface ImageContent {
   type: "image";
   data: string;
   mimeType: string;
+}
+
+/** ImageRef names an image the session holds: the Index-th image (from 0)
+ * of the user message in session entry Entry. An image attachment of a
+ * user item read from the session carries one, so an editor can show the
+ * picture again (a reload) by asking session/image for it, instead of
+ * every state carrying the bytes. */
+export interface ImageRef {
+  entry: string;
+  index: number;
 }
 
 /** InitOptions are the initializationOptions pi-lsp knows. */
@@ -1323,6 +1334,19 @@ export interface SessionEntriesParams {
 /** SessionExportParams are the params of session/export. */
 export interface SessionExportParams {
   format?: string;
+}
+
+/** SessionImageParams are session/image's params: the attachment's ref. */
+export interface SessionImageParams {
+  entry: string;
+  index: number;
+}
+
+/** SessionImageResult is session/image's result: the image as the prompt
+ * sent it (base64 data). */
+export interface SessionImageResult {
+  mimeType: string;
+  data: string;
 }
 
 /** SessionInfo is one session of session/list. */

@@ -8,6 +8,7 @@ import { renderCards } from './cards';
 import { renderFilesChanged, renderItem, renderQueue, renderRetry, renderTasks, type OpenSet } from './render';
 import { errorActions, liveErrors } from './errors';
 import { Completions } from './completions';
+import { StoredImages } from './images';
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState(): unknown; setState(s: unknown): void };
 
@@ -91,8 +92,12 @@ function thumbnail(mimeType: string, data: string): HTMLImageElement {
  */
 const sentImages: Array<{ text: string; images: Array<{ mimeType: string; data: string }> }> = [];
 
-/** Puts thumbnails on the image chips of user messages this page sent. */
+/** Images the session keeps (user items read from it, e.g. after a reload). */
+const storedImages = new StoredImages(post, thumbnail);
+
+/** Puts thumbnails on the image chips of user messages: sent from this page, or kept by the session. */
 function decorateImages(root: ParentNode): void {
+  storedImages.decorate(root);
   for (const sent of sentImages) {
     root.querySelectorAll<HTMLElement>('.item.kind-user').forEach((u) => {
       if (u.querySelector('.user-text')?.textContent !== sent.text) return;
@@ -260,7 +265,7 @@ function renderItemAt(i: number): void {
     ui.transcript.querySelector(':scope > .empty')?.remove();
     ui.transcript.append(node);
   } else renderTranscript();
-  if (it.kind === 'user' && sentImages.length) decorateImages(ui.transcript);
+  if (it.kind === 'user') decorateImages(ui.transcript);
 }
 
 function renderHeader(): void {
@@ -425,6 +430,10 @@ window.addEventListener('message', (ev: MessageEvent<ToWebview>) => {
       break;
     case 'history':
       prependOlder(m.items, m.before);
+      decorateImages(ui.transcript);
+      break;
+    case 'image':
+      storedImages.arrived(ui.transcript, m.entry, m.index, m.data !== undefined ? { mimeType: m.mimeType ?? '', data: m.data } : undefined);
       break;
     case 'ops': {
       if (!display.synced) return; // a resync is on its way

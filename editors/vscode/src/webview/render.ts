@@ -252,7 +252,7 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
       rewind.title = "Put the files (and the conversation) back as they were before this message";
       rewind.dataset.rewind = item.id;
       wrap.append(rewind);
-      const att = Array.isArray(item.attachments) ? (item.attachments as Array<{ type?: string; path?: string; lines?: string }>) : [];
+      const att = Array.isArray(item.attachments) ? (item.attachments as Array<{ type?: string; path?: string; lines?: string; image?: { entry: string; index: number } | null }>) : [];
       if (att.length) {
         const row = el('div', 'attachments');
         for (const a of att) {
@@ -261,6 +261,11 @@ export function renderItem(item: DisplayItem, open: OpenSet): HTMLElement {
             chip.classList.add('file-link');
             chip.dataset.path = a.path;
             if (a.lines) chip.dataset.line = a.lines.split('-')[0];
+          }
+          if (a.type === 'image' && a.image) {
+            // Kept by the session: the picture is fetched when shown (webview/images.ts).
+            chip.dataset.imageEntry = a.image.entry;
+            chip.dataset.imageIndex = String(a.image.index);
           }
           row.append(chip);
         }

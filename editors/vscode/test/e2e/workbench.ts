@@ -1,7 +1,6 @@
 // A code-server workbench for one end-to-end test file: code-server 4.139.1 (test/e2e/setup.sh)
 // with the packaged .vsix, a scratch workspace, HOME and user data, the scripted fake model,
-// and headless Chromium on it (docs/vscode-e2e.md). The same steps as codeServer.test.ts,
-// shared by the rewind and diagnostics tests.
+// and headless Chromium on it (docs/vscode-e2e.md). Every test file in test/e2e/ starts one.
 import assert from 'node:assert/strict';
 import * as cp from 'node:child_process';
 import * as fs from 'node:fs';
@@ -48,6 +47,8 @@ export interface Workbench {
   openFile(rel: string): Promise<void>;
   /** Sends a prompt from the chat input. */
   send(text: string): Promise<void>;
+  /** Reloads the window (as Developer: Reload Window does) and waits for the workbench. */
+  reload(): Promise<void>;
   screenshot(what: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -245,6 +246,11 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
       await wb.chat.locator('#input').fill(text);
       await wb.chat.locator('#input').press('Enter');
       await wb.chat.locator('.kind-user', { hasText: text }).waitFor({ timeout: 30000 });
+    },
+    async reload() {
+      await page.waitForTimeout(1500); // the extension's workspaceState write
+      await page.reload({ waitUntil: 'domcontentloaded', timeout: 240000 });
+      await page.waitForSelector('.monaco-workbench', { timeout: 240000 });
     },
     screenshot,
     close,

@@ -14,6 +14,26 @@ const state = (s: Record<string, unknown>) => ({ model: 'fake/m1', status: 'idle
 const user = (id: string, text: string) => ({ id, kind: 'user', text, attachments: [] });
 const answer = (id: string, text: string) => ({ id, kind: 'assistant', text });
 
+// A 1×1 PNG, the picture of a stored image.
+const STORED_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+
+/** A reopened session's state (a reload): a user item names its image (entry, index), no bytes. */
+function reopened(version: number): { type: 'snapshot'; version: number; state: DisplayState } {
+  return {
+    type: 'snapshot',
+    version,
+    state: {
+      model: 'fake/m1',
+      status: 'idle',
+      items: [
+        { id: 'he1', kind: 'user', text: 'what is this?', attachments: [{ type: 'image', path: 'image/png', image: { entry: 'e1', index: 0 } }] },
+        { id: 'ha1', kind: 'assistant', text: 'A dot.' },
+        { id: 'he2', kind: 'user', text: 'and an old one', attachments: [{ type: 'image', path: 'image/png' }] },
+      ],
+    } as unknown as DisplayState,
+  };
+}
+
 /** Whether el is inside the visible part of the transcript (and of the window). */
 async function inView(page: Page, selector: string): Promise<boolean> {
   return page.$eval(selector, (e) => {
@@ -232,5 +252,22 @@ describe('chat webview (issue 33, second part)', () => {
     assert.deepEqual(await waitPosted(page, 'answer'), { type: 'answer', key: 'question:q1', answer: { text: 'duckdb, embedded' } });
     assert.equal((await posted(page)).filter((m) => m.type === 'answer').length, 1);
     await send(page, { type: 'pending', items: [] });
+  });
+
+  it('asks for a stored image once and shows it as a thumbnail after a reload', async () => {
+    await clearPosted(page);
+    await send(page, reopened(1));
+    assert.deepEqual(await waitPosted(page, 'image'), { type: 'image', entry: 'e1', index: 0 });
+    await send(page, { type: 'image', entry: 'e1', index: 0, mimeType: 'image/png', data: STORED_PNG });
+    await page.waitForSelector('.kind-user[data-id="he1"] .chip-image img.thumb');
+    assert.ok(
+      await page.$eval('.kind-user[data-id="he1"] img.thumb', (i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth === 1),
+      'the thumbnail shows the picture',
+    );
+    assert.equal(await page.locator('.kind-user[data-id="he2"] img.thumb').count(), 0, 'no ref, no picture');
+    // Drawn again (a new snapshot): the picture comes from what was received, no second ask.
+    await send(page, reopened(2));
+    await page.waitForSelector('.kind-user[data-id="he1"] .chip-image img.thumb');
+    assert.equal((await posted(page)).filter((m) => m.type === 'image').length, 1);
   });
 });

@@ -1,0 +1,215 @@
+// Issue 33's VS Code bugs (2, 3, 6, 7, 8, 10, 11, 14), each checked in a real VS Code
+// (code-server, setup: workbench.ts) on what a user sees. One workbench and one fake-model script
+// for all: the steps run in order and each prompt's words pick its answers.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startWorkbench, type Workbench } from './workbench';
+
+const REVIEW = `alpha\n${'same\n'.repeat(8)}omega\n`;
+const STORY = Array.from({ length: 120 }, (_, i) => `Line ${i + 1} of a long story.`).join('\n\n');
+
+describe('issue 33 bugs in code-server', () => {
+  let wb: Workbench;
+
+  before(async () => {
+    wb = await startWorkbench({
+      name: 'e2e-bugs',
+      files: { 'review.txt': REVIEW },
+      script: [
+        { match: 'vet the code', toolCalls: [{ id: 'call_vet', name: 'bash', arguments: { command: 'go vet ./...' } }] },
+        { match: '"call_vet"', text: 'Vet ran.' },
+        { match: 'count to a lot', toolCalls: [{ id: 'call_seq', name: 'bash', arguments: { command: 'seq 1 200000' } }] },
+        { match: '"call_seq"', text: 'Counted.' },
+        { match: 'edit the review', toolCalls: [{ id: 'call_edit', name: 'edit', arguments: { path: 'review.txt', edits: [{ oldText: 'omega', newText: 'omega from the model' }] } }] },
+        { match: '"call_edit"', text: 'Edited **review.txt**.' },
+        { match: 'tell a long story', text: STORY },
+        { match: 'boom one', status: 400, error: 'provider exploded (first)' },
+        { match: 'boom two', status: 400, error: 'provider exploded (second)' },
+        { match: 'boom two', text: 'Recovered after **retry**.' },
+      ],
+    });
+    await wb.openChat();
+  });
+
+  after(async () => {
+    await wb?.close();
+  });
+
+  /** Whether the chat element's box is inside the transcript's visible box. */
+  async function inView(selector: string): Promise<boolean> {
+    return wb.chat.locator(selector).last().evaluate((e) => {
+      const t = document.getElementById('transcript')!.getBoundingClientRect();
+      const b = e.getBoundingClientRect();
+      return b.top >= t.top - 1 && b.bottom <= t.bottom + 1;
+    });
+  }
+
+  async function atBottom(): Promise<boolean> {
+    return wb.chat.locator('#transcript').evaluate((t) => t.scrollHeight - t.scrollTop - t.clientHeight < 4);
+  }
+
+  it('bug 6 and 10: a bash approval reads as its command, and the card leaves the prompt in view', async () => {
+    const { chat } = wb;
+    await wb.send('vet the code please');
+    const card = chat.locator('.approval-card');
+    await card.waitFor({ timeout: 60000 });
+    const text = (await card.textContent()) ?? '';
+    const promptInView = await inView('.kind-user');
+    await wb.screenshot('bash-card');
+    // The turn ends before the checks, so that a failure here leaves the next steps a clean chat.
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    await chat.locator('.kind-assistant .answer', { hasText: 'Vet ran.' }).waitFor({ timeout: 60000 });
+    assert.equal(text.split('go vet ./...').length - 1, 1, `the command shows once, as text: ${text}`);
+    assert.doesNotMatch(text, /\[command=|\\\//, 'no escaped JSON');
+    assert.ok(promptInView, 'the prompt is not hidden by the card');
+  });
+
+  it('bug 7: huge output starts at a whole line, shows its end, and Full output opens the log', async () => {
+    const { chat, page } = wb;
+    await wb.send('count to a lot');
+    const card = chat.locator('.approval-card');
+    await card.waitFor({ timeout: 60000 });
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    await chat.locator('.kind-assistant .answer', { hasText: 'Counted.' }).waitFor({ timeout: 60000 });
+    const tool = chat.locator('.kind-tool', { hasText: 'seq 1 200000' }).last();
+    const link = tool.locator('.full-output .file-link');
+    await link.waitFor({ timeout: 30000 });
+    const log = ((await link.textContent()) ?? '').trim();
+    assert.match(log, /\.log$/);
+    await tool.locator('summary').first().click({ position: { x: 5, y: 5 } });
+    const pre = tool.locator('pre.output');
+    await pre.waitFor({ timeout: 10000 });
+    const lines = ((await pre.textContent()) ?? '').split('\n').filter((l) => /^\d+$/.test(l));
+    assert.ok(lines.length > 10, `numbers shown: ${lines.length}`);
+    assert.equal(Number(lines[1]), Number(lines[0]) + 1, `the first line is whole: ${lines[0]}, ${lines[1]}`);
+    assert.equal(lines[lines.length - 1], '200000', 'the end is shown');
+    await wb.screenshot('long-output');
+    await link.click();
+    await page.locator('.tab', { hasText: path.basename(log) }).first().waitFor({ timeout: 30000 });
+    // The log is large: close it (its tab's ×) so that it does not weigh on the steps after.
+    const tab = page.locator('.tab', { hasText: path.basename(log) }).first();
+    await tab.hover();
+    await tab.locator('.tab-actions .action-label').first().click();
+    await tab.waitFor({ state: 'detached', timeout: 30000 });
+  });
+
+  it('bug 2 and 11: Approve in the card keeps the edit made in the diff editor; "1 file changed" shows at the run end', async () => {
+    const { chat, page } = wb;
+    const target = path.join(wb.workspace, 'review.txt');
+    await wb.send('edit the review file');
+    const modified = page.locator('.monaco-diff-editor .editor.modified');
+    await modified.locator('.view-line', { hasText: 'omega from the model' }).waitFor({ timeout: 60000 });
+    await modified.locator('.view-line', { hasText: 'omega from the model' }).click();
+    await page.keyboard.press('End');
+    await page.keyboard.type(' and the user');
+    await modified.locator('.view-line', { hasText: 'omega from the model and the user' }).waitFor({ timeout: 10000 });
+    const card = chat.locator('.approval-card');
+    await card.waitFor({ timeout: 30000 });
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    await chat.locator('.kind-assistant .answer', { hasText: 'Edited review.txt.' }).waitFor({ timeout: 60000 });
+    assert.equal(fs.readFileSync(target, 'utf8'), REVIEW.replace('omega', 'omega from the model and the user'));
+    // No other prompt: the summary comes with the run's end.
+    await chat.locator('.turn-files', { hasText: '1 file changed' }).waitFor({ timeout: 30000 });
+    await wb.screenshot('reviewed-approve');
+  });
+
+  it('bug 10: after an answer the view is at its bottom', async () => {
+    const { chat } = wb;
+    await wb.send('tell a long story');
+    await chat.locator('.kind-assistant .answer', { hasText: 'Line 120 of a long story.' }).waitFor({ timeout: 60000 });
+    // The view follows the stream; the last frames may still be laid out.
+    for (let i = 0; i < 20 && !(await atBottom()); i++) await wb.page.waitForTimeout(250);
+    assert.ok(await atBottom(), 'the transcript shows its end');
+  });
+
+  it('bug 8: an error shows once, × dismisses it, Retry runs again', async () => {
+    const { chat } = wb;
+    await wb.send('boom one');
+    const first = chat.locator('.kind-error', { hasText: 'provider exploded (first)' });
+    await first.waitFor({ timeout: 60000 });
+    const all = (await chat.locator('#app').textContent()) ?? '';
+    assert.equal(all.split('provider exploded (first)').length - 1, 1, 'shown once');
+    await first.locator('.error-dismiss').click();
+    await first.waitFor({ state: 'hidden', timeout: 10000 });
+    await wb.send('boom two');
+    const second = chat.locator('.kind-error', { hasText: 'provider exploded (second)' });
+    await second.waitFor({ timeout: 60000 });
+    await second.locator('.error-retry').click();
+    await chat.locator('.kind-assistant .answer', { hasText: 'Recovered after retry.' }).waitFor({ timeout: 60000 });
+  });
+
+  it('bug 14: Session view labels without markdown marks', async () => {
+    const { page } = wb;
+    // The Session view lists the last answer, "Recovered after **retry**.", without the marks.
+    await wb.runCommand('Focus on Session View', 'Focus on Session View');
+    await page.keyboard.press('End'); // the list shows the rows in view: go to the newest
+    const row = page.locator('.monaco-list-row', { hasText: 'Recovered after' }).first();
+    await row.waitFor({ timeout: 30000 }).catch(async (e) => {
+      await wb.screenshot('failure');
+      throw e;
+    });
+    const label = (await row.textContent()) ?? '';
+    assert.match(label, /Recovered after retry\./);
+    assert.doesNotMatch(label, /\*\*/);
+  });
+
+  it('bug 14: the status bar mode and its tooltip agree', async () => {
+    const { page } = wb;
+    const item = page.locator('.statusbar-item', { hasText: 'fake/fake-model' }).first();
+    const mode = /fake\/fake-model · ([^·\s]+)/.exec((await item.textContent()) ?? '')?.[1];
+    assert.ok(mode, 'the status bar names a mode');
+    await item.hover();
+    const hover = page.locator('.monaco-hover, .workbench-hover', { hasText: 'mode:' }).first();
+    await hover.waitFor({ timeout: 15000 });
+    assert.match((await hover.textContent()) ?? '', new RegExp(`mode: ${mode}`));
+    await page.mouse.move(10, 10);
+  });
+
+  it('bug 14: Accept/Reject Change are not in the palette with nothing under review', async () => {
+    const { page } = wb;
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.press('End');
+    await page.keyboard.type('Change', { delay: 20 });
+    // The palette lists matches at once; something of VS Code's own that says "Change" shows.
+    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ timeout: 10000 });
+    const rows = await page.locator('.quick-input-list .monaco-list-row').allTextContents();
+    await page.keyboard.press('Escape');
+    assert.ok(!rows.some((r) => /pi-lsp: (Accept|Reject) Change/.test(r)), rows.join(' | '));
+  });
+
+  it('bug 3: a failed send keeps the prompt and offers Open Settings, Select Model and Retry', async () => {
+    const { chat, page } = wb;
+    // Break the binary's path in the Settings editor: the extension restarts pi-lsp, which
+    // cannot start.
+    await wb.runCommand('Open User Settings', 'Preferences: Open User Settings');
+    await page.locator('.settings-editor').waitFor({ timeout: 30000 });
+    await page.keyboard.type('piLsp.path', { delay: 20 });
+    const setting = page.locator('.settings-editor .setting-item-contents', { hasText: 'Path to the' }).locator('input').first();
+    await setting.waitFor({ timeout: 30000 });
+    await setting.fill(path.join(wb.tmp, 'no-such-pi-lsp'));
+    await setting.press('Tab');
+    // The restart fails: the chat says so.
+    await chat.locator('.banner.server-failed, .banner.server-crashed').waitFor({ timeout: 60000 });
+    // The Settings editor opens over the chat (a modal in code-server): Escape closes it.
+    for (let i = 0; i < 5 && (await page.locator('.settings-editor').isVisible()); i++) {
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(500);
+    }
+    await page.locator('.settings-editor').waitFor({ state: 'hidden', timeout: 10000 });
+    await chat.locator('#input').fill('this prompt must survive');
+    await chat.locator('#input').press('Enter');
+    await chat.locator('#errors', { hasText: 'Not sent' }).waitFor({ timeout: 60000 }).catch(async (e) => {
+      await wb.screenshot('failure');
+      throw e;
+    });
+    assert.equal(await chat.locator('#input').inputValue(), 'this prompt must survive');
+    const toast = page.locator('.notification-toast', { hasText: 'the prompt was not sent' }).first();
+    await toast.waitFor({ timeout: 30000 });
+    for (const action of ['Open Settings', 'Select Model', 'Retry']) await toast.getByRole('button', { name: action }).waitFor({ timeout: 5000 });
+    await wb.screenshot('send-failed');
+  });
+});
