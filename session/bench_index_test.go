@@ -21,7 +21,7 @@ func benchBigFile(b *testing.B) string {
 // reports the live heap with the session open (after a collection) as
 // heap-MB: the index's own memory, independent of the machine's load.
 func openBench(b *testing.B, path string, sequential bool, heap *uint64) {
-	s := &Session{path: path, readOnly: true, sequential: sequential}
+	s := &Session{path: path, readOnly: true, sequential: sequential, parallel: !sequential}
 	if err := s.openAndLoad(context.Background()); err != nil {
 		b.Fatal(err)
 	}

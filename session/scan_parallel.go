@@ -28,6 +28,13 @@ const (
 	segmentsInFlight = 3
 	// parallelMin is the smallest file scanned in parallel.
 	parallelMin = 2 * segmentSize
+	// parallelProcs is the fewest cores the parallel scan runs on. On two
+	// cores, idle (docs/benchmarks.md, round 8), the 133 MB first open was
+	// 419–479 ms in parallel against 476–504 ms sequential, for 710–790 ms
+	// of CPU against 499–527 ms and a peak RSS of 81–86 MB against 75–77
+	// MB: a few percent of wall time for half again the CPU and a peak over
+	// the 80 MB bound. Two cores scan sequentially.
+	parallelProcs = 4
 )
 
 // pline is one parsed line of a segment.
@@ -216,7 +223,8 @@ func (s *Session) fullScan(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("session: stat %s: %w", s.path, err)
 	}
-	if st.Size() < parallelMin || runtime.GOMAXPROCS(0) < 2 || s.sequential {
+	small := st.Size() < parallelMin || runtime.GOMAXPROCS(0) < parallelProcs
+	if s.sequential || (small && !s.parallel) {
 		return s.scan(ctx, 0, false)
 	}
 	return s.scanParallel(ctx, st.Size())

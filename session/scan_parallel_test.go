@@ -12,9 +12,18 @@ import (
 
 // openSequential opens path read-only with the sequential full scan.
 func openSequential(t *testing.T, path string) *Session {
+	return openScan(t, path, &Session{path: path, readOnly: true, sequential: true})
+}
+
+// openParallel opens path read-only with the parallel full scan, on any
+// number of cores.
+func openParallel(t *testing.T, path string) *Session {
+	return openScan(t, path, &Session{path: path, readOnly: true, parallel: true})
+}
+
+func openScan(t *testing.T, path string, s *Session) *Session {
 	t.Helper()
 	os.Remove(sidecarPath(path))
-	s := &Session{path: path, readOnly: true, sequential: true}
 	if err := s.openAndLoad(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +64,7 @@ func TestParallelScanGivesTheSequentialIndex(t *testing.T) {
 	)
 	appendRaw(t, path, `{"type":"message","id":"torn`)
 	want := openSequential(t, path)
-	os.Remove(sidecarPath(path))
-	got := mustOpen(t, path, true)
-	defer got.Close()
+	got := openParallel(t, path)
 	if got.stats.fullScans != 1 || got.loadedFromSidecar {
 		t.Fatalf("not a full scan: %+v", got.stats)
 	}

@@ -78,8 +78,9 @@ type Session struct {
 	savedSize int64
 	// stats counts the scanning this Session did (tests assert on it).
 	stats scanStats
-	// sequential turns the parallel full scan off (tests compare the two).
-	sequential bool
+	// sequential turns the parallel full scan off, parallel turns it on
+	// whatever the file's size and the cores (tests compare the two).
+	sequential, parallel bool
 }
 
 // scanStats counts how an index was built.
