@@ -216,6 +216,22 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     }
   }
 
+  const chatFrame = async (deadline: number) => {
+    const frames = page.locator('iframe.webview.ready');
+    while (Date.now() < deadline) {
+      const n = await frames.count();
+      for (let i = 0; i < n; i++) {
+        const inner = frames.nth(i).contentFrame().locator('#active-frame').contentFrame();
+        if ((await inner.locator('#input').count()) > 0) {
+          const name = await frames.nth(i).getAttribute('name');
+          return page.frameLocator(`iframe.webview.ready[name="${name}"]`).frameLocator('#active-frame');
+        }
+      }
+      await page.waitForTimeout(250);
+    }
+    return page.frameLocator('iframe.webview.ready').first().frameLocator('#active-frame');
+  };
+
   const wb: Workbench = {
     tmp,
     workspace,
@@ -229,10 +245,12 @@ export async function startWorkbench(o: WorkbenchOptions): Promise<Workbench> {
     },
     async openChat() {
       await wb.runCommand('Open Chat', 'pi-lsp: Open Chat');
-      // The webview is an iframe inside an iframe.
-      wb.chat = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
       try {
+        // The webview is an iframe inside an iframe. After a window reload
+        // more than one webview can be ready (another view restored beside
+        // the chat): take the one that holds the chat's input, by name.
         // Generous: the webview and the server start slowly on a loaded machine.
+        wb.chat = await chatFrame(Date.now() + 180000);
         await wb.chat.locator('#input').waitFor({ timeout: 180000 });
         await wb.chat.locator('#model', { hasText: 'fake/fake-model' }).waitFor({ timeout: 120000 });
       } catch (e) {
