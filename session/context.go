@@ -273,25 +273,7 @@ func (s *Session) ContextInfo(ctx context.Context) (ContextInfo, error) {
 // LatestCustom returns the data of the newest custom entry of customType on
 // the current branch (pi-lsp restores its state from these).
 func (s *Session) LatestCustom(customType string) (json.RawMessage, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.closed {
-		return nil, false
-	}
-	x := &s.idx
-	want, ok := x.strIdx[customType]
-	if !ok {
-		return nil, false
-	}
-	for i, steps := x.leaf, 0; i != none && steps <= len(x.recs); i, steps = x.recs[i].parent, steps+1 {
-		if r := &x.recs[i]; r.kind == kCustom && r.aux == want {
-			if e := s.decodeOrWarn(i); e != nil {
-				return e.Data, true
-			}
-			// A broken state entry: the one before it counts.
-		}
-	}
-	return nil, false
+	return s.latestCustom(customType, (*index).leafToRoot)
 }
 
 // ContextEntries returns the part of the current branch the model's context
