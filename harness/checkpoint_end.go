@@ -61,12 +61,7 @@ func (h *Harness) settleCheckpoint(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
-	select {
-	case <-p:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return waitFor(ctx, p, "the end checkpoint")
 }
 
 // endBelow finds the end checkpoint of a run recorded below entries that

@@ -259,17 +259,21 @@ func (r *runner) claimIdle(ctx context.Context) error {
 		return err
 	}
 	r.h.cancelBash()
-	select {
-	case <-w.granted:
-		return w.err
-	case <-ctx.Done():
+	if err := waitFor(ctx, w.granted, "the harness to be handed over"); err != nil {
+		return r.dropWaiter(w, err)
 	}
+	return w.err
+}
+
+// dropWaiter takes back w, whose claimIdle gave up with err. When the
+// harness was handed to w meanwhile, it is passed on.
+func (r *runner) dropWaiter(w *waiter, err error) error {
 	r.mu.Lock()
 	for i, o := range r.waiters {
 		if o == w {
 			r.waiters = append(r.waiters[:i], r.waiters[i+1:]...)
 			r.mu.Unlock()
-			return ctx.Err()
+			return err
 		}
 	}
 	r.mu.Unlock()
@@ -278,7 +282,7 @@ func (r *runner) claimIdle(ctx context.Context) error {
 	if w.err == nil {
 		r.release()
 	}
-	return ctx.Err()
+	return err
 }
 
 // release ends an idle-only operation and hands the harness on.
@@ -462,12 +466,7 @@ func (r *runner) wait(ctx context.Context) error {
 	if ch == nil {
 		return nil
 	}
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return waitFor(ctx, ch, "the runs to end")
 }
 
 // dropQueueLocked empties the queue and returns its texts with the events
