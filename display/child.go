@@ -219,7 +219,8 @@ func (r *Reducer) childFold(ct *childTrack, c *Child, ev harness.Event) (urgent 
 		case llm.RoleToolResult:
 			if _, ok := ct.tools[m.ToolCallID]; !ok {
 				idx := r.childTool(ct, c, m.ToolCallID, m.ToolName, nil, ToolDone)
-				r.childToolEnd(ct, c, idx, m.Text(), m.IsError)
+				outcome, reason, _ := harness.OutcomeOf(m)
+				r.childToolEnd(ct, c, idx, m.Text(), m.IsError, outcome, reason)
 			}
 		default:
 			if it, ok := itemFromMessage(m); ok {
@@ -237,7 +238,7 @@ func (r *Reducer) childFold(ct *childTrack, c *Child, ev harness.Event) (urgent 
 		r.childOutput(ct, c, idx, ev.Output)
 	case harness.EvToolEnd:
 		idx := r.childTool(ct, c, ev.ToolCallID, ev.ToolName, ev.Args, ToolRunning)
-		r.childToolEnd(ct, c, idx, ev.Output, ev.IsError)
+		r.childToolEnd(ct, c, idx, ev.Output, ev.IsError, ev.Outcome, ev.Reason)
 		return true
 	case harness.EvUsage:
 		r.childTokens(ct, c, ev.Tokens)
@@ -277,7 +278,10 @@ func (r *Reducer) childOutput(ct *childTrack, c *Child, idx int, out string) {
 	}
 }
 
-func (r *Reducer) childToolEnd(ct *childTrack, c *Child, idx int, out string, isError bool) {
+// childToolEnd sets a child's tool item from its result: the output, and
+// the status, outcome and reason as the parent's items get them
+// (toolFacts); the result's outcome is the truth, as on the parent's.
+func (r *Reducer) childToolEnd(ct *childTrack, c *Child, idx int, out string, isError bool, outcome, reason string) {
 	it := &c.Items[idx]
 	if t := textcut.Tail(out, childKeptOutput); t != it.Output {
 		it.Output = t
@@ -287,17 +291,9 @@ func (r *Reducer) childToolEnd(ct *childTrack, c *Child, idx int, out string, is
 		it.IsError = isError
 		r.childSet(ct, idx, "isError", isError)
 	}
-	status := ToolDone
-	if isError {
-		status = ToolError
-	}
-	if it.Status == ToolDeclined {
-		status = ToolDeclined
-	}
-	if it.Status != status {
-		it.Status = status
-		r.childSet(ct, idx, "status", status)
-	}
+	before := *it
+	toolFacts(it, liveOutcome(outcome, isError), reason, out)
+	r.setToolFactsAt(r.childPath(ct, "items", idx), before, *it)
 }
 
 // childFinishLive ends the child's streamed item, reconciling it with the

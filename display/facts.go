@@ -38,6 +38,15 @@ func toolFacts(it *Item, outcome, reason, text string) {
 	}
 }
 
+// liveOutcome is the outcome of a live tool_execution_end: its own, or
+// error for a failed result that has none.
+func liveOutcome(outcome string, isError bool) string {
+	if outcome == "" && isError {
+		return harness.OutcomeError
+	}
+	return outcome
+}
+
 // messageToolFacts is toolFacts for a recorded tool result.
 func messageToolFacts(it *Item, m *llm.Message) {
 	outcome, reason, _ := harness.OutcomeOf(m)
@@ -62,25 +71,42 @@ func userFacts(it *Item, m *llm.Message) {
 
 // setToolFacts records the changes toolFacts made to item idx.
 func (r *Reducer) setToolFacts(idx int, before Item) {
-	it := &r.st.Items[idx]
+	r.setToolFactsAt(path("items", idx), before, r.st.Items[idx])
+}
+
+// setToolFactsAt records the changes toolFacts made to the item at p (one
+// of the state's items, or of a child's): before is the item before, it
+// after.
+func (r *Reducer) setToolFactsAt(p []any, before, it Item) {
 	if it.Status != before.Status {
-		r.setItemField(idx, "status", it.Status)
+		r.set(field(p, "status"), it.Status)
 	}
-	r.setOptional(idx, "outcome", string(before.Outcome), string(it.Outcome))
-	r.setOptional(idx, "reason", before.Reason, it.Reason)
-	r.setOptional(idx, "verdict", string(before.Verdict), string(it.Verdict))
+	r.setOptionalAt(field(p, "outcome"), string(before.Outcome), string(it.Outcome))
+	r.setOptionalAt(field(p, "reason"), before.Reason, it.Reason)
+	r.setOptionalAt(field(p, "verdict"), string(before.Verdict), string(it.Verdict))
 }
 
 // setOptional records the change of an item field the wire omits when
+// empty.
+func (r *Reducer) setOptional(idx int, name, old, v string) {
+	r.setOptionalAt(path("items", idx, name), old, v)
+}
+
+// setOptionalAt records the change of the field at p the wire omits when
 // empty: a set, or a delete when it became empty.
-func (r *Reducer) setOptional(idx int, field, old, v string) {
+func (r *Reducer) setOptionalAt(p []any, old, v string) {
 	switch {
 	case old == v:
 	case v == "":
-		r.ops = append(r.ops, rop{op: OpDelete, path: path("items", idx, field), at: -1})
+		r.ops = append(r.ops, rop{op: OpDelete, path: p, at: -1})
 	default:
-		r.setItemField(idx, field, v)
+		r.set(p, v)
 	}
+}
+
+// field is the path of field name under the item at p (p is not changed).
+func field(p []any, name string) []any {
+	return append(p[:len(p):len(p)], name)
 }
 
 // interruptTool marks a tool item the run's end left unfinished.

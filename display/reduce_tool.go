@@ -129,11 +129,7 @@ func (r *Reducer) toolEnd(ev harness.Event) {
 	// The result's outcome is the truth: a call shown declined when its
 	// approval was answered may have been cancelled instead (an abort while
 	// the approval was asked).
-	outcome := ev.Outcome
-	if outcome == "" && ev.IsError {
-		outcome = harness.OutcomeError
-	}
-	toolFacts(it, outcome, ev.Reason, ev.Output)
+	toolFacts(it, liveOutcome(ev.Outcome, ev.IsError), ev.Reason, ev.Output)
 	r.setToolFacts(t.idx, before)
 }
 
