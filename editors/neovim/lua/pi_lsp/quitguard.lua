@@ -2,8 +2,11 @@
 -- for it is 'modified' (buftype=acwrite): `:qa` and `:q` of the last window stop with E37/E162
 -- naming the running turn (with 'confirm' set, Vim asks instead), `:qa!` quits. Writing the
 -- buffer (`:wa`) aborts nothing: it only clears the mark. Works on 0.7, where QuitPre cannot
--- cancel a quit. QuitPre still says why: Neovim 0.10 stops `:qa` with E37 without showing the
--- guard buffer (0.7 switches to it), so the reason comes as a warning on every version.
+-- cancel a quit. A warning still says why: Neovim 0.10 stops `:qa` with E37 without showing the
+-- guard buffer (0.7 switches to it), so the reason comes as a warning on every version. It is
+-- given on ExitPre, which (unlike QuitPre) comes only when the command would quit Neovim: `:q`
+-- or `:x` of the last window, `:qa`; not `:q` of a split or of a tab's window. `:wqa` and
+-- `:xa` write the guard buffer (clearing the mark) and quit without either event on 0.7.
 local M = {}
 
 -- The guard buffer by client cwd.
@@ -17,7 +20,7 @@ end
 
 local function warn_on_quit()
   local group = vim.api.nvim_create_augroup('pi_lsp_quitguard', { clear = true })
-  vim.api.nvim_create_autocmd('QuitPre', {
+  vim.api.nvim_create_autocmd('ExitPre', {
     group = group,
     callback = function()
       for cwd, b in pairs(bufs) do
