@@ -6,9 +6,10 @@ import { stub } from '../stub/register';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { PiLspApi } from '../../src/extension';
-import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace } from './helpers';
+import { FakeLlm, FakeWebviewView, waitFor, Workspace } from './helpers';
+import { useExtensionWithFakeModel } from './start';
 
 function diag(line: number, char: number, sev: number, msg: string) {
   const d = new stub.Diagnostic(new stub.Range(new stub.Position(line, char), new stub.Position(line, char + 3)), msg, sev);
@@ -21,41 +22,26 @@ describe('diagnostics from VS Code', () => {
   let llm: FakeLlm;
   let api: PiLspApi;
   let view: FakeWebviewView;
-  const subscriptions: Array<{ dispose(): unknown }> = [];
 
-  before(async () => {
-    ws = makeWorkspace('diag');
-    llm = await startFakeLlm(ws.dir);
-    configure(ws, llm);
-    fs.mkdirSync(path.join(ws.dir, '.pi', 'agent'), { recursive: true });
-    fs.writeFileSync(path.join(ws.dir, '.pi', 'agent', 'pi-lsp.json'), JSON.stringify({ diagnostics: { settleMs: 200 } }));
-    // The fake language server: a warning for an unused variable, an error for frobnicate.
-    stub.control.diagnosticsProvider = (p) => {
-      if (!fs.existsSync(p)) return [];
-      const out: InstanceType<typeof stub.Diagnostic>[] = [];
-      fs.readFileSync(p, 'utf8')
-        .split('\n')
-        .forEach((l, i) => {
-          if (l.includes('var unused')) out.push(diag(i, l.indexOf('var unused') + 4, stub.DiagnosticSeverity.Warning, 'declared and not used: unused'));
-          if (l.includes('frobnicate(')) out.push(diag(i, l.indexOf('frobnicate('), stub.DiagnosticSeverity.Error, 'undefined: frobnicate'));
-        });
-      return out;
-    };
-    const ext = require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
-    api = ext.activate({ subscriptions, extensionUri: stub.Uri.file(ROOT) });
-    view = new FakeWebviewView();
-    const provider = stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void };
-    provider.resolveWebviewView(view);
-    view.receive({ type: 'ready' });
-    await waitFor('the server to start', () => api.manager.current().status === 'ready', 30000);
-  });
-
-  after(async () => {
-    for (const s of subscriptions.reverse()) await s.dispose();
-    await api?.manager.dispose();
-    llm?.stop();
-    ws?.cleanup();
-  });
+  useExtensionWithFakeModel({
+    prefix: 'diag',
+    prepare: (w) => {
+      fs.mkdirSync(path.join(w.dir, '.pi', 'agent'), { recursive: true });
+      fs.writeFileSync(path.join(w.dir, '.pi', 'agent', 'pi-lsp.json'), JSON.stringify({ diagnostics: { settleMs: 200 } }));
+      // The fake language server: a warning for an unused variable, an error for frobnicate.
+      stub.control.diagnosticsProvider = (p) => {
+        if (!fs.existsSync(p)) return [];
+        const out: InstanceType<typeof stub.Diagnostic>[] = [];
+        fs.readFileSync(p, 'utf8')
+          .split('\n')
+          .forEach((l, i) => {
+            if (l.includes('var unused')) out.push(diag(i, l.indexOf('var unused') + 4, stub.DiagnosticSeverity.Warning, 'declared and not used: unused'));
+            if (l.includes('frobnicate(')) out.push(diag(i, l.indexOf('frobnicate('), stub.DiagnosticSeverity.Error, 'undefined: frobnicate'));
+          });
+        return out;
+      };
+    },
+  }, (s) => ({ ws, llm, api, view } = s));
 
   it('appends the new error of a write, not the old warning, and shows it under the item', async () => {
     const file = path.join(ws.folder, 'a.go');

@@ -4,12 +4,13 @@ import { stub } from '../stub/register';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { PiLspApi } from '../../src/extension';
 import type { PendingUi } from '../../src/messages';
 import type { SessionElement } from '../../src/sessionTree';
 import type { FlatTreeNode, FlatTreePage, Task } from '../../src/protocol';
-import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace, writeSession } from './helpers';
+import { FakeLlm, FakeWebviewView, ROOT, waitFor, Workspace, writeSession } from './helpers';
+import { useExtensionWithFakeModel } from './start';
 
 type TreeProvider<T> = { getChildren(e?: T): T[] | Promise<T[]>; getTreeItem(e: T): { label: string; description?: string; contextValue?: string } };
 
@@ -64,30 +65,8 @@ describe('extension against pi-lsp', () => {
   let llm: FakeLlm;
   let api: PiLspApi;
   let view: FakeWebviewView;
-  const subscriptions: Array<{ dispose(): unknown }> = [];
 
-  before(async () => {
-    ws = makeWorkspace('int');
-    llm = await startFakeLlm(ws.dir);
-    configure(ws, llm);
-    // The built bundle, as VS Code loads it.
-    const ext = require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
-    api = ext.activate({ subscriptions, extensionUri: stub.Uri.file(ROOT) });
-    view = new FakeWebviewView();
-    const provider = stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void };
-    assert.ok(provider, 'chat view provider registered');
-    provider.resolveWebviewView(view);
-    view.receive({ type: 'ready' });
-    await waitFor('the server to start', () => api.manager.current().status === 'ready', 30000);
-    await waitFor('the first display state', () => view.last('snapshot'));
-  });
-
-  after(async () => {
-    for (const s of subscriptions.reverse()) await s.dispose();
-    await api?.manager.dispose();
-    llm?.stop();
-    ws?.cleanup();
-  });
+  useExtensionWithFakeModel({ prefix: 'int', until: 'snapshot' }, (s) => ({ ws, llm, api, view } = s));
 
   it('registers every command of the issue', () => {
     for (const c of ['newSession', 'resumeSession', 'selectModel', 'selectMode', 'thinkingLevel', 'compact', 'abort']) {

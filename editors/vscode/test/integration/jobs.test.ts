@@ -4,10 +4,11 @@ import { stub } from '../stub/register';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { PiLspApi } from '../../src/extension';
 import type { JobNode } from '../../src/jobsTree';
-import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace } from './helpers';
+import { FakeLlm, waitFor, Workspace } from './helpers';
+import { useExtensionWithFakeModel } from './start';
 
 // JobsTreeProvider answers synchronously (waitFor polls synchronous conditions).
 type TreeProvider<T> = { getChildren(e?: T): T[]; getTreeItem(e: T): { label: string; description?: string; contextValue?: string } };
@@ -16,26 +17,10 @@ describe('Jobs view against pi-lsp', () => {
   let ws: Workspace;
   let llm: FakeLlm;
   let api: PiLspApi;
-  const subscriptions: Array<{ dispose(): unknown }> = [];
+  useExtensionWithFakeModel({ prefix: 'jobs' }, (s) => ({ ws, llm, api } = s));
 
   before(async () => {
-    ws = makeWorkspace('jobs');
-    llm = await startFakeLlm(ws.dir);
-    configure(ws, llm);
-    const ext = require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
-    api = ext.activate({ subscriptions, extensionUri: stub.Uri.file(ROOT) });
-    const view = new FakeWebviewView();
-    (stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void }).resolveWebviewView(view);
-    view.receive({ type: 'ready' });
-    await waitFor('the server to start', () => api.manager.current().status === 'ready', 30000);
     await api.manager.current().request('permissions/set', { yolo: true });
-  });
-
-  after(async () => {
-    for (const s of subscriptions.reverse()) await s.dispose();
-    await api?.manager.dispose();
-    llm?.stop();
-    ws?.cleanup();
   });
 
   it('shows a job with live output, kills it, opens its full output', async () => {

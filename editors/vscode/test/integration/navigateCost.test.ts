@@ -4,12 +4,12 @@
 import { stub } from '../stub/register';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { PiLspApi } from '../../src/extension';
 import type { SessionElement } from '../../src/sessionTree';
 import type { DisplayState } from '../../src/protocol';
-import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace } from './helpers';
+import { FakeLlm, FakeWebviewView, waitFor } from './helpers';
+import { useExtensionWithFakeModel } from './start';
 
 type TreeProvider<T> = { getChildren(e?: T): T[] | Promise<T[]> };
 
@@ -31,35 +31,20 @@ function header(s: DisplayState): { cost: number; turn: number; input: number; o
 }
 
 describe('header cost after a navigate', () => {
-  let ws: Workspace;
   let llm: FakeLlm;
   let api: PiLspApi;
   let view: FakeWebviewView;
-  const subscriptions: Array<{ dispose(): unknown }> = [];
 
-  before(async () => {
-    ws = makeWorkspace('navcost');
-    llm = await startFakeLlm(ws.dir);
-    const priced = JSON.parse(fs.readFileSync(llm.modelsJson, 'utf8')) as { providers: Record<string, { models: Array<Record<string, unknown>> }> };
-    for (const p of Object.values(priced.providers)) for (const m of p.models) m.cost = { input: 1000, output: 2000, cacheRead: 0, cacheWrite: 0 };
-    fs.writeFileSync(llm.modelsJson, JSON.stringify(priced));
-    configure(ws, llm);
-    const ext = require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
-    api = ext.activate({ subscriptions, extensionUri: stub.Uri.file(ROOT) });
-    view = new FakeWebviewView();
-    const provider = stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void };
-    provider.resolveWebviewView(view);
-    view.receive({ type: 'ready' });
-    await waitFor('the server to start', () => api.manager.current().status === 'ready', 30000);
-    await waitFor('the first display state', () => view.last('snapshot'));
-  });
-
-  after(async () => {
-    for (const s of subscriptions.reverse()) await s.dispose();
-    await api?.manager.dispose();
-    llm?.stop();
-    ws?.cleanup();
-  });
+  useExtensionWithFakeModel({
+    prefix: 'navcost',
+    until: 'snapshot',
+    // A priced model, so that turns cost something.
+    prepare: (_ws, fake) => {
+      const priced = JSON.parse(fs.readFileSync(fake.modelsJson, 'utf8')) as { providers: Record<string, { models: Array<Record<string, unknown>> }> };
+      for (const p of Object.values(priced.providers)) for (const m of p.models) m.cost = { input: 1000, output: 2000, cacheRead: 0, cacheWrite: 0 };
+      fs.writeFileSync(fake.modelsJson, JSON.stringify(priced));
+    },
+  }, (s) => ({ llm, api, view } = s));
 
   it('shows the branch tokens and last-turn cost from the state, not the values before', async () => {
     const agent = api.manager.current();

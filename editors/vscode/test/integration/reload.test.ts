@@ -2,12 +2,11 @@
 // run the reload cut off still there. The extension runs under the stub `vscode` against the real
 // pi-lsp and the fake LLM; a "reload" disposes the extension (its server dies with it) and
 // activates it again with the same workspaceState, as VS Code does.
-import { stub } from '../stub/register';
+import '../stub/register';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { PiLspApi } from '../../src/extension';
-import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace } from './helpers';
+import { configure, FakeLlm, makeWorkspace, startFakeLlm, waitFor, Workspace } from './helpers';
+import { openWindow } from './start';
 
 /** VS Code's Memento, kept in memory (it survives the "reload" below as it survives a real one). */
 class Memento {
@@ -24,33 +23,11 @@ class Memento {
   }
 }
 
-interface Window {
-  api: PiLspApi;
-  view: FakeWebviewView;
-  close(): Promise<void>;
-}
-
 describe('a window reload', () => {
   let ws: Workspace;
   let llm: FakeLlm;
   const workspaceState = new Memento();
-  const ext = () => require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
-
-  function open(): Window {
-    const subscriptions: Array<{ dispose(): unknown }> = [];
-    const api = ext().activate({ subscriptions, extensionUri: stub.Uri.file(ROOT), workspaceState });
-    const view = new FakeWebviewView();
-    (stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void }).resolveWebviewView(view);
-    view.receive({ type: 'ready' });
-    return {
-      api,
-      view,
-      close: async () => {
-        for (const s of subscriptions.reverse()) await s.dispose();
-        await api.manager.dispose();
-      },
-    };
-  }
+  const open = () => openWindow({ workspaceState });
 
   before(async () => {
     ws = makeWorkspace('reload');

@@ -1,42 +1,29 @@
 // Issue 33, Missing 5 and 6, from the chat against the real pi-lsp: Retry after a provider error
 // (agent/retry) runs the turn again without a new message, and a queued follow-up is edited and
 // another removed (agent/editQueue) before they are delivered.
-import { stub } from '../stub/register';
+import '../stub/register';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { PiLspApi } from '../../src/extension';
-import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace } from './helpers';
+import { FakeLlm, FakeWebviewView, waitFor } from './helpers';
+import { useExtensionWithFakeModel } from './start';
 
 describe('Retry and the queue from the chat', () => {
-  let ws: Workspace;
   let llm: FakeLlm;
   let api: PiLspApi;
   let view: FakeWebviewView;
-  const subscriptions: Array<{ dispose(): unknown }> = [];
 
-  before(async () => {
-    ws = makeWorkspace('retryq');
-    llm = await startFakeLlm(ws.dir, [
+  useExtensionWithFakeModel({
+    prefix: 'retryq',
+    until: 'nothing',
+    script: [
       { status: 400, error: 'the provider is having a bad day' },
       { match: 'please answer', text: 'here is the answer' },
       { match: 'write one', toolCalls: [{ id: 'w1', name: 'write', arguments: { path: 'one.txt', content: '1\n' } }] },
       { match: 'w1', text: 'wrote one' },
       { match: 'EDITED first', text: 'did the edited one' },
-    ]);
-    configure(ws, llm);
-    const ext = require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
-    api = ext.activate({ subscriptions, extensionUri: stub.Uri.file(ROOT) });
-    view = new FakeWebviewView();
-    (stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void }).resolveWebviewView(view);
-    view.receive({ type: 'ready' });
-  });
-  after(async () => {
-    for (const s of subscriptions.reverse()) await s.dispose();
-    await api?.manager.dispose();
-    llm?.stop();
-    ws?.cleanup();
-  });
+    ],
+  }, (s) => ({ llm, api, view } = s));
 
   it('Retry runs the failed turn again, without a second prompt', async () => {
     view.receive({ type: 'send', text: 'please answer', behavior: 'steer' });

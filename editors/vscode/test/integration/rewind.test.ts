@@ -5,37 +5,18 @@ import { stub } from '../stub/register';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { PiLspApi } from '../../src/extension';
-import { configure, FakeLlm, FakeWebviewView, makeWorkspace, ROOT, startFakeLlm, waitFor, Workspace } from './helpers';
+import { FakeLlm, FakeWebviewView, waitFor, Workspace } from './helpers';
+import { useExtensionWithFakeModel } from './start';
 
 describe('rewind against pi-lsp', () => {
   let ws: Workspace;
   let llm: FakeLlm;
   let api: PiLspApi;
   let view: FakeWebviewView;
-  const subscriptions: Array<{ dispose(): unknown }> = [];
 
-  before(async () => {
-    ws = makeWorkspace('rewind');
-    llm = await startFakeLlm(ws.dir);
-    configure(ws, llm);
-    const ext = require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
-    api = ext.activate({ subscriptions, extensionUri: stub.Uri.file(ROOT) });
-    view = new FakeWebviewView();
-    const provider = stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void };
-    provider.resolveWebviewView(view);
-    view.receive({ type: 'ready' });
-    await waitFor('the server to start', () => api.manager.current().status === 'ready', 30000);
-    await waitFor('the first display state', () => view.last('snapshot'));
-  });
-
-  after(async () => {
-    for (const s of subscriptions.reverse()) await s.dispose();
-    await api?.manager.dispose();
-    llm?.stop();
-    ws?.cleanup();
-  });
+  useExtensionWithFakeModel({ prefix: 'rewind', until: 'snapshot' }, (s) => ({ ws, llm, api, view } = s));
 
   const idle = () => {
     const a = api.manager.current();

@@ -6,32 +6,26 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { PiLspApi } from '../../src/extension';
 import type { ToWebview } from '../../src/messages';
-import { FakeWebviewView, makeWorkspace, ROOT, waitFor, type Workspace } from './helpers';
+import { FakeWebviewView, makeWorkspace, waitFor, type Workspace } from './helpers';
+import { openWindow, type Window } from './start';
 
 describe('a prompt whose send fails', () => {
   let ws: Workspace;
-  let api: PiLspApi;
+  let win: Window | undefined;
   let view: FakeWebviewView;
-  const subscriptions: Array<{ dispose(): unknown }> = [];
 
   before(() => {
     ws = makeWorkspace('sendfail');
     stub.control.reset();
     stub.control.folders = [{ uri: stub.Uri.file(ws.folder), name: 'project', index: 0 }];
     stub.control.config = { 'piLsp.path': path.join(ws.dir, 'no-such-pi-lsp'), 'piLsp.sessionsDir': ws.sessions };
-    const ext = require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
-    api = ext.activate({ subscriptions, extensionUri: stub.Uri.file(ROOT) });
-    view = new FakeWebviewView();
-    const provider = stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void };
-    provider.resolveWebviewView(view);
-    view.receive({ type: 'ready' });
+    win = openWindow();
+    view = win.view;
   });
 
   after(async () => {
-    for (const s of subscriptions.reverse()) await s.dispose();
-    await api?.manager.dispose();
+    await win?.close();
     ws?.cleanup();
   });
 

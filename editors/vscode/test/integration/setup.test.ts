@@ -6,9 +6,10 @@ import { stub } from '../stub/register';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { PiLspApi } from '../../src/extension';
-import { configure, FakeLlm, FakeWebviewView, makeWorkspace, requireEnvFile, ROOT, startFakeLlm, waitFor, Workspace } from './helpers';
+import { requireEnvFile, waitFor } from './helpers';
+import { useExtensionWithFakeModel } from './start';
 
 class Memento {
   private readonly m = new Map<string, unknown>();
@@ -37,34 +38,22 @@ class Secrets {
 }
 
 describe('the first-run walkthrough', () => {
-  let ws: Workspace;
-  let llm: FakeLlm;
   let api: PiLspApi;
-  const subscriptions: Array<{ dispose(): unknown }> = [];
   const secrets = new Secrets();
   let seen: string;
 
-  before(async () => {
-    ws = makeWorkspace('setup');
-    llm = await startFakeLlm(ws.dir, [{ match: 'hi', text: 'Hello.' }]);
-    configure(ws, llm);
-    seen = path.join(ws.dir, 'seen-key');
-    const wrapper = path.join(ws.dir, 'pi-lsp-wrapper');
-    fs.writeFileSync(wrapper, `#!/bin/sh\nprintf '%s' "$PI_FAKE_KEY" > '${seen}'\nexec '${requireEnvFile('PI_LSP_BIN')}' "$@"\n`, { mode: 0o755 });
-    stub.control.config['piLsp.path'] = wrapper;
-    const ext = require(path.join(ROOT, 'out', 'extension.js')) as { activate(c: unknown): PiLspApi };
-    api = ext.activate({ subscriptions, extensionUri: stub.Uri.file(ROOT), workspaceState: new Memento(), globalState: new Memento(), secrets });
-    const view = new FakeWebviewView();
-    (stub.control.views.get('piLsp.chat') as { resolveWebviewView(v: unknown): void }).resolveWebviewView(view);
-    view.receive({ type: 'ready' });
-    await waitFor('the server', () => api.manager.current().status === 'ready', 60000);
-  });
-  after(async () => {
-    for (const s of subscriptions.reverse()) await s.dispose();
-    await api?.manager.dispose();
-    llm?.stop();
-    ws?.cleanup();
-  });
+  useExtensionWithFakeModel({
+    prefix: 'setup',
+    script: [{ match: 'hi', text: 'Hello.' }],
+    // pi-lsp through a wrapper that records the key it was given.
+    prepare: (ws) => {
+      seen = path.join(ws.dir, 'seen-key');
+      const wrapper = path.join(ws.dir, 'pi-lsp-wrapper');
+      fs.writeFileSync(wrapper, `#!/bin/sh\nprintf '%s' "$PI_FAKE_KEY" > '${seen}'\nexec '${requireEnvFile('PI_LSP_BIN')}' "$@"\n`, { mode: 0o755 });
+      stub.control.config['piLsp.path'] = wrapper;
+    },
+    context: { workspaceState: new Memento(), globalState: new Memento(), secrets },
+  }, (s) => ({ api } = s));
 
   it('keeps the key in SecretStorage and hands it to pi-lsp in its environment', async () => {
     assert.equal(fs.readFileSync(seen, 'utf8'), '', 'no key before the walkthrough');
