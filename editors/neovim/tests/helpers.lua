@@ -159,6 +159,16 @@ function H.transcript(c)
   return vim.api.nvim_buf_get_lines(view.tbuf, 0, -1, false)
 end
 
+--- Marks saved every modified buffer but the quit guard's (buffers other specs left modified),
+--- so that only the guard can stop a quit.
+function H.only_guard_modified()
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.bo[b].modified and not vim.api.nvim_buf_get_name(b):find('a turn is running', 1, true) then
+      vim.bo[b].modified = false
+    end
+  end
+end
+
 --- The first window showing `buf`.
 function H.win_of(buf)
   for _, w in ipairs(vim.api.nvim_list_wins()) do

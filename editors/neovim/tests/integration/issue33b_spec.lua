@@ -234,13 +234,8 @@ end)
 t.test('missing 8: :qa stops while a turn runs, and not after it', function()
   local c = H.start(t, { call('b1', 'bash', { command = 'echo hi' }), { text = 'done' } })
   local answer = H.hold_approval(t, 'run it')
-  -- The turn waits for the approval: :qa must not quit. (Buffers other specs left modified
-  -- are marked saved first, so only the guard can stop it.)
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.bo[b].modified and not vim.api.nvim_buf_get_name(b):find('a turn is running', 1, true) then
-      vim.bo[b].modified = false
-    end
-  end
+  -- The turn waits for the approval: :qa must not quit (only the guard can stop it).
+  H.only_guard_modified()
   local ok, err = pcall(vim.cmd, 'qa')
   t.eq(false, ok)
   -- Vim stops at the modified buffer (E37) or names it (E162): it is the guard's.

@@ -14,12 +14,7 @@ end
 t.test('the quit warning fires when Neovim would quit, not when a split closes', function()
   local c = H.start(t, { call('b1', 'bash', { command = 'echo hi' }), { text = 'done' } })
   local answer = H.hold_approval(t, 'run it')
-  -- Only the guard may stop a quit: buffers other specs left modified are marked saved.
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.bo[b].modified and not vim.api.nvim_buf_get_name(b):find('a turn is running', 1, true) then
-      vim.bo[b].modified = false
-    end
-  end
+  H.only_guard_modified()
   vim.cmd('only')
   vim.cmd('enew')
   t.messages = {}
