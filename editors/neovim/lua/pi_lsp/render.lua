@@ -178,9 +178,10 @@ function M.child_block(child, add)
           body('...')
         end
       elseif ci.kind == 'tool' then
+        -- The outcome and its reason, as on the parent's tool lines.
         local s = M.args_summary(ci.args)
-        body(string.format('%s **%s**%s — %s', M.status_icon[ci.status] or '•', tostring(ci.toolName or 'tool'),
-          s ~= '' and (' `' .. s .. '`') or '', tostring(ci.status or '')))
+        local icon, label = M.tool_badge(ci)
+        body(string.format('%s **%s**%s — %s', icon, tostring(ci.toolName or 'tool'), s ~= '' and (' `' .. s .. '`') or '', label))
       elseif ci.kind == 'error' then
         body('**Error:** ' .. (split(ci.text)[1] or ''))
       else
