@@ -50,6 +50,7 @@ type pline struct {
 // segment is the parse of one segment of the file.
 type segment struct {
 	lines []pline
+	rd    *bufio.Reader // its read buffer, for the next segment
 	err   error
 }
 
@@ -61,6 +62,10 @@ func (s *Session) scanParallel(ctx context.Context, size int64) error {
 		results[k] = make(chan segment, 1)
 	}
 	tokens := make(chan struct{}, segmentsInFlight)
+	// Parsed lines' buffers go back to the workers once merged, so a scan
+	// holds a few of them instead of allocating one per segment (tens of
+	// megabytes of garbage over a large file).
+	free := make(chan segment, segmentsInFlight+1)
 	done := make(chan struct{})
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -83,7 +88,12 @@ func (s *Session) scanParallel(ctx context.Context, size int64) error {
 				if k == nseg-1 {
 					end = math.MaxInt64 // the last segment reads to the end
 				}
-				results[k] <- s.parseSegment(int64(k)*segmentSize, end)
+				var buf segment
+				select {
+				case buf = <-free:
+				default:
+				}
+				results[k] <- s.parseSegment(int64(k)*segmentSize, end, buf)
 			}
 		}()
 	}
@@ -124,6 +134,10 @@ func (s *Session) scanParallel(ctx context.Context, size int64) error {
 				return err
 			}
 		}
+		select {
+		case free <- segment{lines: seg.lines[:0], rd: seg.rd}:
+		default:
+		}
 	}
 	s.stats.scannedBytes += off
 	s.size, s.needNL = off, !lastNL
@@ -143,13 +157,20 @@ func (s *Session) mergeLine(pl *pline) error {
 	return s.indexLine(pl.li, nil, pl.off)
 }
 
-// parseSegment parses the lines that start in [from, to).
-func (s *Session) parseSegment(from, to int64) segment {
+// parseSegment parses the lines that start in [from, to), reusing the
+// buffers of buf (a merged segment) when it has them.
+func (s *Session) parseSegment(from, to int64, buf segment) segment {
 	start := from
 	if from > 0 {
 		start = from - 1 // a line starts at from if the byte before it is a newline
 	}
-	r := bufio.NewReaderSize(io.NewSectionReader(s.f, start, math.MaxInt64-start), 256<<10)
+	src := io.NewSectionReader(s.f, start, math.MaxInt64-start)
+	r := buf.rd
+	if r == nil {
+		r = bufio.NewReaderSize(src, 256<<10)
+	} else {
+		r.Reset(src)
+	}
 	off := start
 	if from > 0 {
 		// Skip the end of the line that started in the segment before.
@@ -167,8 +188,10 @@ func (s *Session) parseSegment(from, to int64) segment {
 			}
 		}
 	}
-	var seg segment
-	seg.lines = make([]pline, 0, min(to-from, segmentSize)/900+16)
+	seg := segment{lines: buf.lines, rd: r}
+	if seg.lines == nil {
+		seg.lines = make([]pline, 0, min(to-from, segmentSize)/900+16)
+	}
 	var long []byte
 	for off < to {
 		chunk, err := r.ReadSlice('\n')
