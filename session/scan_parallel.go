@@ -33,7 +33,10 @@ const (
 	// 419–479 ms in parallel against 476–504 ms sequential, for 710–790 ms
 	// of CPU against 499–527 ms and a peak RSS of 81–86 MB against 75–77
 	// MB: a few percent of wall time for half again the CPU and a peak over
-	// the 80 MB bound. Two cores scan sequentially.
+	// the 80 MB bound. Two cores scan sequentially. Round 9 made the
+	// segments reuse their buffers (22 MB allocated per 133 MB scan, not
+	// 79 MB; peak 54-63 MB), and under load its CPU was then close to the
+	// sequential scan's: re-measure idle before lowering this to 2.
 	parallelProcs = 4
 )
 
