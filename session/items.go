@@ -54,18 +54,7 @@ func walkBlocks(b []byte, i int) (end int, ci contentInfo, err error) {
 		if b[i] == '{' {
 			var typ []byte
 			var text, thinking bool
-			i, err = walkObject(b, i, func(m member) {
-				v := b[m.start:m.end]
-				switch {
-				case m.keyIs("type"):
-					typ = v
-				case m.keyIs("text"):
-					text = len(v) > 2 && v[0] == '"'
-				case m.keyIs("thinking"):
-					thinking = len(v) > 2 && v[0] == '"'
-				}
-			})
-			if err != nil {
+			if i, err = walkBlock(b, i, &typ, &text, &thinking); err != nil {
 				return 0, ci, err
 			}
 			switch blockType(typ) {
@@ -92,6 +81,42 @@ func walkBlocks(b []byte, i int) (end int, ci contentInfo, err error) {
 			return 0, ci, errSyntax
 		}
 	}
+}
+
+// walkBlock reads a content block (walkObject with the members counting
+// needs picked out in line: this runs for every block of every message).
+func walkBlock(b []byte, i int, typ *[]byte, text, thinking *bool) (int, error) {
+	it, err := newObjIter(b, i)
+	if err != nil {
+		return 0, err
+	}
+	m, ok, err := it.next()
+	for ok {
+		if m.end, err = skipValue(b, m.start); err != nil {
+			return 0, err
+		}
+		v := b[m.start:m.end]
+		switch string(m.name()) {
+		case "type":
+			*typ = v
+		case "text":
+			*text = len(v) > 2 && v[0] == '"'
+		case "thinking":
+			*thinking = len(v) > 2 && v[0] == '"'
+		}
+		var more bool
+		if more, err = it.after(m.end); err != nil {
+			return 0, err
+		}
+		if !more {
+			break
+		}
+		m, ok, err = it.key(it.i)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return it.i, nil
 }
 
 // blockType returns a block's type from its raw JSON value without an
@@ -225,7 +250,8 @@ func (li *lineInfo) walkMessage(b []byte, i int) (int, error) {
 	}
 	m, ok, err := it.next()
 	for ok {
-		if m.keyIs("content") {
+		key := m.name()
+		if string(key) == "content" {
 			li.hasContent = true
 			m.end, li.content, err = walkContent(b, m.start)
 		} else {
@@ -235,16 +261,16 @@ func (li *lineInfo) walkMessage(b []byte, i int) (int, error) {
 			return 0, err
 		}
 		v := b[m.start:m.end]
-		switch {
-		case m.keyIs("role"):
+		switch string(key) {
+		case "role":
 			li.role = knownString(v)
-		case m.keyIs("usage"):
+		case "usage":
 			li.usage = v
-		case m.keyIs("stopReason"):
+		case "stopReason":
 			li.stopReason = knownString(v)
-		case m.keyIs("display"):
+		case "display":
 			li.msgDisplay = string(v) == "true"
-		case m.keyIs("timestamp"):
+		case "timestamp":
 			li.msgTS = v
 		}
 		var more bool

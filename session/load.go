@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+
+	"github.com/pi-lsp/pi-lsp/llm"
 )
 
 // load indexes the whole file (called with the file freshly opened).
@@ -40,7 +42,9 @@ func (s *Session) load(ctx context.Context) error {
 	for _, w := range s.idx.finish() {
 		s.indexWarn(filepath.Base(s.path) + ": " + w)
 	}
-	_ = s.saveSidecar() // best effort: the next open reads the index instead of the file
+	// The next open reads the index instead of the file: it is saved once
+	// this open is done (saveAfterOpen), off the first open's path.
+	s.saveDue = true
 	return nil
 }
 
@@ -159,6 +163,11 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 			hint := int(st.Size() / 800)
 			s.idx.recs = make([]rec, 0, hint)
 			s.idx.ids = make([]byte, 0, 8*hint) // pi's ids are 8 hex digits
+			// About half the entries of a long session are answers, and
+			// most answers record a cost: grown by appends, these two
+			// would copy several megabytes and leave them to the collector.
+			s.idx.usage = make([]usageRec, 0, hint/2)
+			s.idx.costs = make([]llm.Cost, 0, hint/2)
 			s.scanSize = st.Size()
 		}
 		return nil

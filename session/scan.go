@@ -38,28 +38,41 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string that opens at b[i]
-// (b[i] == '"') and whether the body contains a backslash escape.
-func skipString(b []byte, i int) (end int, escaped bool, err error) {
+// skipKey returns the index just past the member key (a string) that
+// opens at b[i] (b[i] == '"') and whether it holds a backslash escape. Keys
+// are a few bytes: a plain loop beats IndexByte's calls.
+func skipKey(b []byte, i int) (end int, escaped bool, err error) {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			return j + 1, escaped, nil
+		case '\\':
+			escaped = true
+			j++
+		}
+	}
+	return 0, false, errTruncated
+}
+
+// skipStr returns the index just past the string value that opens at b[i]
+// (b[i] == '"'). It finds the closing quote with bytes.IndexByte
+// (vectorised) and does not look for escapes in the body: values skipped
+// whole need not know, and the few decoded check for themselves
+// (stringValue).
+func skipStr(b []byte, i int) (int, error) {
 	j := i + 1
 	for {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
-			return 0, false, errTruncated
+			return 0, errTruncated
 		}
 		q := j + k
 		n := 0
 		for p := q - 1; p > i && b[p] == '\\'; p-- {
 			n++
 		}
-		if n > 0 {
-			escaped = true
-		}
 		if n%2 == 0 {
-			if !escaped && bytes.IndexByte(b[i+1:q], '\\') >= 0 {
-				escaped = true
-			}
-			return q + 1, escaped, nil
+			return q + 1, nil
 		}
 		j = q + 1
 	}
@@ -72,8 +85,7 @@ func skipValue(b []byte, i int) (int, error) {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		end, _, err := skipString(b, i)
-		return end, err
+		return skipStr(b, i)
 	case c == '{' || c == '[':
 		return skipNested(b, i)
 	default:
@@ -88,7 +100,7 @@ func skipNested(b []byte, i int) (int, error) {
 	for j := i; j < len(b); j++ {
 		switch b[j] {
 		case '"':
-			end, _, err := skipString(b, j)
+			end, err := skipStr(b, j)
 			if err != nil {
 				return 0, err
 			}
@@ -199,6 +211,22 @@ func (m *member) keyIs(k string) bool {
 	return json.Unmarshal(q, &s) == nil && s == k
 }
 
+// name returns the member's key, unescaped when it holds escapes (an
+// allocation only then); nil when its escapes are not valid JSON. A switch
+// on string(m.name()) compares without allocating.
+func (m *member) name() []byte {
+	if !m.keyEscaped {
+		return m.key
+	}
+	var s string
+	q := make([]byte, 0, len(m.key)+2)
+	q = append(append(append(q, '"'), m.key...), '"')
+	if json.Unmarshal(q, &s) != nil {
+		return nil
+	}
+	return []byte(s)
+}
+
 // objIter walks the top-level members of the object in b.
 type objIter struct {
 	b []byte
@@ -241,7 +269,7 @@ func (it *objIter) key(i int) (m member, ok bool, err error) {
 	if b[i] != '"' {
 		return m, false, errSyntax
 	}
-	end, esc, err := skipString(b, i)
+	end, esc, err := skipKey(b, i)
 	if err != nil {
 		return m, false, err
 	}
@@ -316,6 +344,13 @@ func stringValue(v []byte) (s string, ok bool) {
 	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return string(body), true
 	}
+	return unquote(v)
+}
+
+// unquote decodes a JSON string with encoding/json (apart, so the fast
+// path of stringValue does not pay for the decoded string's allocation).
+func unquote(v []byte) (string, bool) {
+	var s string
 	if err := json.Unmarshal(v, &s); err != nil {
 		return "", false
 	}
@@ -390,35 +425,35 @@ func scanLine(line []byte) (li lineInfo, err error) {
 	var entryTS []byte
 	m, ok, err := it.next()
 	for ok {
-		switch {
-		case m.keyIs("message") && m.start < len(line) && line[m.start] == '{':
+		key := m.name()
+		if string(key) == "message" && m.start < len(line) && line[m.start] == '{' {
 			li.role = ""
 			li.usage, li.stopReason, li.content, li.msgDisplay = nil, "", contentInfo{}, false
 			li.msgTS, li.hasContent = nil, false
 			m.end, err = li.walkMessage(line, m.start)
-		default:
+		} else {
 			m.end, err = skipValue(line, m.start)
 		}
 		if err != nil {
 			return li, err
 		}
 		v := line[m.start:m.end]
-		switch {
-		case m.keyIs("type"):
+		switch string(key) {
+		case "type":
 			li.typ = knownString(v)
-		case m.keyIs("id"):
+		case "id":
 			li.id, li.hasID = stringValue(v)
-		case m.keyIs("parentId"):
+		case "parentId":
 			li.hasParent = true
 			li.parent, _ = stringValue(v)
 			li.parentNull = li.parent == ""
-		case m.keyIs("customType"):
+		case "customType":
 			li.customType, _ = stringValue(v)
-		case m.keyIs("display"):
+		case "display":
 			li.display = string(v) == "true"
-		case m.keyIs("summary"):
+		case "summary":
 			li.summary = len(v) > 2 && v[0] == '"'
-		case m.keyIs("timestamp"):
+		case "timestamp":
 			entryTS = v
 		}
 		var more bool

@@ -76,6 +76,10 @@ type Session struct {
 
 	// savedSize is how much of the file the saved sidecar covers (0: none).
 	savedSize int64
+	// saveDue is set by a full scan: the index is saved beside the file
+	// when the open is done (saveAfterOpen), or at Close.
+	saveDue bool
+	saves   sync.WaitGroup // the save saveAfterOpen started
 	// stats counts the scanning this Session did (tests assert on it).
 	stats scanStats
 	// sequential turns the parallel full scan off, parallel turns it on
@@ -197,6 +201,7 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*Session, error) 
 			}
 		}
 		s.warn((&FormatError{Path: abs, Version: s.fileVersion}).Error())
+		s.saveAfterOpen()
 		return s, nil
 	}
 	if !opts.ReadOnly {
@@ -228,6 +233,7 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*Session, error) 
 			return nil, err
 		}
 	}
+	s.saveAfterOpen()
 	return s, nil
 }
 
@@ -299,6 +305,7 @@ func (s *Session) decodeOrWarn(i int32) *Entry {
 // Close releases the writer lock and closes the file. Closing twice is a
 // no-op.
 func (s *Session) Close() error {
+	s.saves.Wait() // a background save of the index ends first
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -159,6 +159,27 @@ func (s *Session) saveSidecar() error {
 	return nil
 }
 
+// saveAfterOpen saves the index a full scan built (saveDue) in the
+// background, so an editor's first open of a large session waits for the
+// scan, not for encoding and writing the index as well. The save holds the
+// read lock (readers go on; an append waits for it); Close waits for it.
+func (s *Session) saveAfterOpen() {
+	if !s.saveDue {
+		return
+	}
+	s.saveDue = false
+	s.saves.Add(1)
+	go func() {
+		defer s.saves.Done()
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		if s.closed || s.savedSize >= s.size {
+			return
+		}
+		_ = s.saveSidecar() // best effort: the next open scans again
+	}()
+}
+
 // keepSidecarCurrent saves the index again when the file grew past what
 // the sidecar covers: by at least sidecarRescan bytes, or by anything when
 // final (the session is closing). So a session pi-lsp wrote opens from its
@@ -245,11 +266,13 @@ func encodeSidecar(st *sidecarState) ([]byte, error) {
 		return nil, fmt.Errorf("session: sidecar: %w", err)
 	}
 	x := &st.idx
-	// Sized once (a record takes at most 2+10+5+10+5 bytes beside its id,
-	// about 8 on average): growing a multi-megabyte buffer by doubling
-	// would leave its copies to the collector while a large first open is
-	// at its peak memory.
-	size := 256 + len(hb) + len(st.list.name) + len(st.list.first) + len(st.list.last) + 32*len(x.usage) + 12*len(x.recs) + len(x.ids)
+	// Sized once: growing a multi-megabyte buffer by doubling would copy it
+	// and leave the copies to the collector while a large first open is at
+	// its peak memory. A record takes 15-16 bytes beside its id in a long
+	// session (offset step 2, length 2, parent 1, kind and role 2, aux 3,
+	// line 3, items and calls 2, the id's length 1); 20 leaves a margin
+	// (capacity never written costs no memory).
+	size := 256 + len(hb) + len(st.list.name) + len(st.list.first) + len(st.list.last) + 32*len(x.usage) + 40*len(x.costs) + 20*len(x.recs) + len(x.ids)
 	for _, w := range st.warnings {
 		size += 10 + len(w)
 	}

@@ -46,11 +46,13 @@ func appendLines(t *testing.T, path string, lines ...string) {
 }
 
 // scanned opens path with no sidecar (removing it first), so the index
-// comes from the full scan.
+// comes from the full scan, and waits for the sidecar's save after it.
 func scanned(t *testing.T, path string) *Session {
 	t.Helper()
 	os.Remove(sidecarPath(path))
-	return mustOpen(t, path, true)
+	s := mustOpen(t, path, true)
+	s.saves.Wait()
+	return s
 }
 
 // sameIndex asserts that two sessions hold the same index and state.
@@ -119,6 +121,42 @@ func TestSidecarGivesTheScannedIndex(t *testing.T) {
 	}
 	if !reflect.DeepEqual(gc, wc) {
 		t.Fatal("context from the sidecar differs")
+	}
+}
+
+// TestSidecarIsSavedAfterTheOpen: the first open of a large file returns
+// before its index is saved, and the save follows without a Close; a
+// Close right after the open still leaves the sidecar, and appends made
+// meanwhile are covered.
+func TestSidecarIsSavedAfterTheOpen(t *testing.T) {
+	path := bigSession(t)
+	os.Remove(sidecarPath(path))
+	s := mustOpen(t, path, true)
+	s.saves.Wait()
+	if _, err := os.Stat(sidecarPath(path)); err != nil {
+		t.Fatalf("no sidecar after the open's save: %v", err)
+	}
+	if s.savedSize != s.size {
+		t.Fatalf("saved %d of %d bytes", s.savedSize, s.size)
+	}
+	s.Close()
+
+	os.Remove(sidecarPath(path))
+	w := mustOpen(t, path, false)
+	if err := w.SetName(context.Background(), "renamed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := mustOpen(t, path, true)
+	if !got.loadedFromSidecar || got.stats.scannedBytes != 0 {
+		t.Fatalf("reopen: from sidecar %v, %+v", got.loadedFromSidecar, got.stats)
+	}
+	want := scanned(t, path)
+	sameIndex(t, got, want)
+	if got.Name() != "renamed" {
+		t.Fatalf("name %q", got.Name())
 	}
 }
 

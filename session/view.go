@@ -29,41 +29,70 @@ type usageRec struct {
 
 // parseUsage reads the counters of a raw usage object (missing or odd
 // values count 0) and its recorded cost (usage.cost, models.json prices
-// applied when the message was made) into cost.
+// applied when the message was made) into cost. It runs for every answer
+// of a session being indexed, so it reads the members in one loop (no
+// callback) and the usual small integers without strconv.
 func parseUsage(raw []byte, stop string, cost *llm.Cost) usageRec {
 	u := usageRec{bad: stop == string(llm.StopAborted) || stop == string(llm.StopError)}
 	if len(raw) == 0 || raw[0] != '{' {
 		return u
 	}
-	num := func(v []byte) int32 {
-		n, err := strconv.ParseInt(string(v), 10, 32)
-		if err != nil {
-			f, ferr := strconv.ParseFloat(string(v), 64)
-			if ferr != nil || f < 0 || f > 1<<31-1 {
-				return 0
-			}
-			return int32(f)
-		}
-		return int32(n)
+	it, err := newObjIter(raw, 0)
+	if err != nil {
+		return u
 	}
-	_, _ = walkObject(raw, 0, func(m member) {
+	m, ok, err := it.next()
+	for ok && err == nil {
+		if m.end, err = skipValue(raw, m.start); err != nil {
+			break
+		}
 		v := raw[m.start:m.end]
-		switch {
-		case m.keyIs("input"):
-			u.input = num(v)
-		case m.keyIs("output"):
-			u.output = num(v)
-		case m.keyIs("cacheRead"):
-			u.cacheRead = num(v)
-		case m.keyIs("cacheWrite"):
-			u.cacheWrite = num(v)
-		case m.keyIs("totalTokens"):
-			u.total = num(v)
-		case m.keyIs("cost"):
+		switch string(m.name()) {
+		case "input":
+			u.input = usageNum(v)
+		case "output":
+			u.output = usageNum(v)
+		case "cacheRead":
+			u.cacheRead = usageNum(v)
+		case "cacheWrite":
+			u.cacheWrite = usageNum(v)
+		case "totalTokens":
+			u.total = usageNum(v)
+		case "cost":
 			*cost = parseCost(v)
 		}
-	})
+		var more bool
+		if more, err = it.after(m.end); err != nil || !more {
+			break
+		}
+		m, ok, err = it.key(it.i)
+	}
 	return u
+}
+
+// usageNum reads a token count: an int32 (a float is truncated); odd,
+// negative-float or out-of-range values count 0.
+func usageNum(v []byte) int32 {
+	if len(v) > 0 && len(v) <= 9 {
+		n := int32(0)
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				goto slow
+			}
+			n = n*10 + int32(c-'0')
+		}
+		return n
+	}
+slow:
+	n, err := strconv.ParseInt(string(v), 10, 32)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(string(v), 64)
+		if ferr != nil || f < 0 || f > 1<<31-1 {
+			return 0
+		}
+		return int32(f)
+	}
+	return int32(n)
 }
 
 // parseCost reads a recorded cost object ({input, output, cacheRead,
@@ -74,27 +103,43 @@ func parseCost(raw []byte) llm.Cost {
 		return c
 	}
 	num := func(v []byte) float64 {
+		if len(v) == 1 && v[0] == '0' {
+			return 0
+		}
 		f, err := strconv.ParseFloat(string(v), 64)
 		if err != nil || f < 0 || math.IsInf(f, 0) {
 			return 0
 		}
 		return f
 	}
-	_, _ = walkObject(raw, 0, func(m member) {
+	it, err := newObjIter(raw, 0)
+	if err != nil {
+		return c
+	}
+	m, ok, err := it.next()
+	for ok && err == nil {
+		if m.end, err = skipValue(raw, m.start); err != nil {
+			break
+		}
 		v := raw[m.start:m.end]
-		switch {
-		case m.keyIs("input"):
+		switch string(m.name()) {
+		case "input":
 			c.Input = num(v)
-		case m.keyIs("output"):
+		case "output":
 			c.Output = num(v)
-		case m.keyIs("cacheRead"):
+		case "cacheRead":
 			c.CacheRead = num(v)
-		case m.keyIs("cacheWrite"):
+		case "cacheWrite":
 			c.CacheWrite = num(v)
-		case m.keyIs("total"):
+		case "total":
 			c.Total = num(v)
 		}
-	})
+		var more bool
+		if more, err = it.after(m.end); err != nil || !more {
+			break
+		}
+		m, ok, err = it.key(it.i)
+	}
 	return c
 }
 
