@@ -75,6 +75,8 @@ type Session struct {
 	idxWarnings []string
 
 	// savedSize is how much of the file the saved sidecar covers (0: none).
+	// saveAfterOpen's goroutine sets it holding only the read lock; that is
+	// sound because every other access holds the write lock.
 	savedSize int64
 	// saveDue is set by a full scan: the index is saved beside the file
 	// when the open is done (saveAfterOpen), or at Close.
