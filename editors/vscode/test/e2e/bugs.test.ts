@@ -9,6 +9,7 @@ import type { Locator } from 'playwright-core';
 import { startWorkbench, type Workbench } from './workbench';
 
 const REVIEW = `alpha\n${'same\n'.repeat(8)}omega\n`;
+const PLAN = Array.from({ length: 40 }, (_, i) => `${i + 1}. Tidy part ${i + 1} of the review.`).join('\n');
 const STORY = Array.from({ length: 120 }, (_, i) => `Line ${i + 1} of a long story.`).join('\n\n');
 
 describe('issue 33 bugs in code-server', () => {
@@ -26,10 +27,11 @@ describe('issue 33 bugs in code-server', () => {
         { match: 'edit the review', toolCalls: [{ id: 'call_edit', name: 'edit', arguments: { path: 'review.txt', edits: [{ oldText: 'omega', newText: 'omega from the model' }] } }] },
         { match: '"call_edit"', text: 'Edited **review.txt**.' },
         { match: 'tell a long story', text: STORY },
+        { match: 'answer in bold', text: 'A **bold** answer.' },
         { match: 'boom one', status: 400, error: 'provider exploded (first)' },
         { match: 'boom two', status: 400, error: 'provider exploded (second)' },
         { match: 'boom two', text: 'Recovered after **retry**.' },
-        { match: 'make a plan', toolCalls: [{ id: 'call_plan', name: 'submit_plan', arguments: { title: 'Tidy the review', plan: '1. Tidy\n2. Check' } }] },
+        { match: 'make a plan', toolCalls: [{ id: 'call_plan', name: 'submit_plan', arguments: { title: 'Tidy the review', plan: PLAN } }] },
         { match: 'You are now in Build mode', text: 'Building the plan.' },
         { match: 'first step', text: 'Step one done.' },
         { match: 'second step', text: 'Step two done.' },
@@ -56,6 +58,18 @@ describe('issue 33 bugs in code-server', () => {
     return wb.chat.locator('#transcript').evaluate((t) => t.scrollHeight - t.scrollTop - t.clientHeight < 4);
   }
 
+
+  it('bug 10: after an answer the view is at its bottom', async () => {
+    // First: the transcript is long after it, so that the card below (bug 6 and 10) takes room
+    // from a transcript that scrolls.
+    const { chat } = wb;
+    await wb.send('tell a long story');
+    await chat.locator('.kind-assistant .answer', { hasText: 'Line 120 of a long story.' }).waitFor({ timeout: 60000 });
+    // The view follows the stream; the last frames may still be laid out.
+    for (let i = 0; i < 20 && !(await atBottom()); i++) await wb.page.waitForTimeout(250);
+    assert.ok(await atBottom(), 'the transcript shows its end');
+  });
+
   it('bug 6 and 10: a bash approval reads as its command, and the card leaves the prompt in view', async () => {
     const { chat } = wb;
     await wb.send('vet the code please');
@@ -70,6 +84,8 @@ describe('issue 33 bugs in code-server', () => {
     assert.equal(text.split('go vet ./...').length - 1, 1, `the command shows once, as text: ${text}`);
     assert.doesNotMatch(text, /\[command=|\\\//, 'no escaped JSON');
     assert.ok(promptInView, 'the prompt is not hidden by the card');
+    for (let i = 0; i < 20 && !(await atBottom()); i++) await wb.page.waitForTimeout(250);
+    assert.ok(await atBottom(), 'after the answer the transcript shows its end');
   });
 
   it('bug 7: huge output starts at a whole line, shows its end, and Full output opens the log', async () => {
@@ -121,13 +137,20 @@ describe('issue 33 bugs in code-server', () => {
     await wb.screenshot('reviewed-approve');
   });
 
-  it('bug 10: after an answer the view is at its bottom', async () => {
-    const { chat } = wb;
-    await wb.send('tell a long story');
-    await chat.locator('.kind-assistant .answer', { hasText: 'Line 120 of a long story.' }).waitFor({ timeout: 60000 });
-    // The view follows the stream; the last frames may still be laid out.
-    for (let i = 0; i < 20 && !(await atBottom()); i++) await wb.page.waitForTimeout(250);
-    assert.ok(await atBottom(), 'the transcript shows its end');
+
+  it('bug 14: Session view labels without markdown marks', async () => {
+    const { chat, page } = wb;
+    await wb.send('answer in bold');
+    await chat.locator('.kind-assistant .answer', { hasText: 'A bold answer.' }).waitFor({ timeout: 60000 });
+    // The Session view lists the answer, "A **bold** answer.", without the marks.
+    await wb.runCommand('Focus on Session View', 'Focus on Session View');
+    const row = page.locator('.monaco-list-row', { hasText: 'assistant: A ' }).filter({ hasText: 'answer.' }).last();
+    const shown = await treeEnd(row);
+    if (!shown) await wb.screenshot('failure');
+    assert.ok(shown, 'the Session view shows the answer');
+    const label = (await row.textContent()) ?? '';
+    assert.match(label, /A bold answer\./);
+    assert.doesNotMatch(label, /\*\*/);
   });
 
   it('bug 8: an error shows once, × dismisses it, Retry runs again', async () => {
@@ -146,20 +169,6 @@ describe('issue 33 bugs in code-server', () => {
     await chat.locator('.kind-assistant .answer', { hasText: 'Recovered after retry.' }).waitFor({ timeout: 60000 });
   });
 
-  it('bug 14: Session view labels without markdown marks', async () => {
-    const { page } = wb;
-    // The Session view lists the last answer, "Recovered after **retry**.", without the marks.
-    await wb.runCommand('Focus on Session View', 'Focus on Session View');
-    await page.keyboard.press('End'); // the list shows the rows in view: go to the newest
-    const row = page.locator('.monaco-list-row', { hasText: 'Recovered after' }).first();
-    await row.waitFor({ timeout: 30000 }).catch(async (e) => {
-      await wb.screenshot('failure');
-      throw e;
-    });
-    const label = (await row.textContent()) ?? '';
-    assert.match(label, /Recovered after retry\./);
-    assert.doesNotMatch(label, /\*\*/);
-  });
 
   /**
    * Goes to the end of the focused tree until `row` is drawn (the list draws only the rows in
@@ -192,12 +201,28 @@ describe('issue 33 bugs in code-server', () => {
     return { bar, tooltip };
   }
 
-  it('bug 14: the plan hand-over shows as a note, not as a user bubble', async () => {
+  it('bug 10 and 14: a long plan keeps Approve in view; its hand-over shows as a note, not as a user bubble', async () => {
     const { chat } = wb;
+    // The chat gets the sidebar's height (its neighbours fold), as when it is the view in use:
+    // in a 300-pixel chat no layout shows a 40-step plan and its buttons.
+    for (const name of ['Tasks', 'Jobs', 'Session']) {
+      const open = wb.page.locator('.pane-header[aria-expanded="true"]', { hasText: name });
+      if (await open.count()) await open.first().click({ position: { x: 30, y: 10 } });
+      await wb.page.locator('.pane-header[aria-expanded="false"]', { hasText: name }).first().waitFor({ timeout: 10000 });
+    }
     await wb.send('make a plan');
     const card = chat.locator('.plan-card');
     await card.waitFor({ timeout: 60000 });
-    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    const approve = card.getByRole('button', { name: 'Approve', exact: true });
+    await approve.waitFor({ timeout: 10000 });
+    // Within the cards' box and the window, without scrolling (bug 10).
+    const approveInView = await approve.evaluate((b) => {
+      const box = document.getElementById('pending')!.getBoundingClientRect();
+      const r = b.getBoundingClientRect();
+      return r.top >= box.top - 1 && r.bottom <= box.bottom + 1 && r.bottom <= window.innerHeight + 1;
+    });
+    await wb.screenshot('plan-card');
+    await approve.click();
     // The approved plan hands over to Build mode: pi-lsp sends its text as the user.
     await chat.locator('.kind-assistant .answer', { hasText: 'Building the plan.' }).waitFor({ timeout: 60000 });
     const bubbles = await chat.locator('.kind-user').allTextContents();
@@ -206,6 +231,7 @@ describe('issue 33 bugs in code-server', () => {
     await wb.screenshot('plan-handover');
     assert.ok(!bubbles.some((b) => /was approved|Build mode/.test(b)), `no user bubble holds the hand-over: ${JSON.stringify(bubbles.slice(-2))}`);
     assert.match(noteText, /Plan approved: Tidy the review/, 'the hand-over shows as its note');
+    assert.ok(approveInView, "the long plan's Approve was in view");
   });
 
   it('bug 14: after Navigate and a new prompt the branch point is open, "← current" in view', async () => {
@@ -236,7 +262,7 @@ describe('issue 33 bugs in code-server', () => {
   it('bug 14: the status bar mode and its tooltip agree', async () => {
     const { bar, tooltip } = await statusModes('fake/fake-model');
     assert.ok(bar, 'the status bar names a mode');
-    assert.ok(tooltip.startsWith(bar), `the tooltip says mode: ${tooltip.slice(0, 20)}, the bar ${bar}`);
+    assert.ok(tooltip.startsWith(bar), `the tooltip says "mode: ${tooltip.split('\n')[0].slice(0, 20)}", the bar "${bar}"`);
   });
 
   it('bug 14: Accept/Reject Change are not in the palette with nothing under review', async () => {
@@ -293,6 +319,6 @@ describe('issue 33 bugs in code-server', () => {
     const { bar, tooltip } = await statusModes('no model');
     await wb.screenshot('tooltip-failed-start');
     assert.ok(bar, 'the status bar names a mode');
-    assert.ok(tooltip.startsWith(bar), `the tooltip says mode: ${tooltip.slice(0, 20)}, the bar ${bar}`);
+    assert.ok(tooltip.startsWith(bar), `the tooltip says "mode: ${tooltip.split('\n')[0].slice(0, 20)}", the bar "${bar}"`);
   });
 });
