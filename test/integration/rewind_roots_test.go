@@ -1,0 +1,157 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pi-lsp/pi-lsp/llm/llmtest"
+)
+
+// Checkpoints cover every read-write root (issue 28): turns change files in
+// the main root and in a --root; the preview lists both (the extra root's
+// files by absolute path), a restore brings back both roots' bytes and
+// modes, and navigating back to the leaf brings back the newer files of
+// both.
+func TestRewindCoversExtraRoots(t *testing.T) {
+	e := newEnv(t, nil)
+	lib := filepath.Join(filepath.Dir(e.workspace), "lib")
+	writeFile(t, filepath.Join(lib, "x.go"), "package lib // v0\n")
+	writeFile(t, filepath.Join(lib, "tool.sh"), "#!/bin/sh\necho lib\n")
+	if err := os.Chmod(filepath.Join(lib, "tool.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(lib, ".gitignore"), "out/\n")
+	writeFile(t, filepath.Join(e.workspace, "a.txt"), "alpha\n")
+	libAbs, err := filepath.EvalSymlinks(lib) // roots are named resolved
+	if err != nil {
+		t.Fatal(err)
+	}
+	libPath := func(rel string) string { return filepath.ToSlash(filepath.Join(libAbs, rel)) }
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	e.llm.Append(
+		llmtest.Response{Match: "turn one", ToolCalls: []llmtest.ToolCall{
+			{ID: "w1", Name: "write", Arguments: `{"path":"a.txt","content":"one\n"}`},
+			{ID: "w1l", Name: "write", Arguments: fmt.Sprintf(`{"path":%s,"content":"package lib // v1\n"}`, q(filepath.Join(lib, "x.go")))},
+			{ID: "b1", Name: "bash", Arguments: fmt.Sprintf(`{"command":%s}`, q("mkdir -p "+lib+"/deep/er && printf 'L\\000\\001' > "+lib+"/deep/er/blob.bin && printf '#!/bin/sh\\n' > "+lib+"/run.sh && chmod 700 "+lib+"/run.sh"))},
+		}},
+		llmtest.Response{Match: `"w1"`, Text: "turn one done"},
+		llmtest.Response{Match: "turn two", ToolCalls: []llmtest.ToolCall{
+			{ID: "e2", Name: "edit", Arguments: fmt.Sprintf(`{"path":%s,"oldText":"v1","newText":"v2"}`, q(filepath.Join(lib, "x.go")))},
+			{ID: "b2", Name: "bash", Arguments: fmt.Sprintf(`{"command":%s}`, q("rm "+lib+"/tool.sh && chmod 644 "+lib+"/run.sh && rm -r "+lib+"/deep && mkdir -p "+lib+"/out && echo obj > "+lib+"/out/o.o && echo two > b.txt"))},
+		}},
+		llmtest.Response{Match: `"e2"`, Text: "turn two done"},
+		llmtest.Response{Match: "turn three", ToolCalls: []llmtest.ToolCall{
+			{ID: "w3", Name: "write", Arguments: fmt.Sprintf(`{"path":%s,"content":"three\n"}`, q(filepath.Join(lib, "three.txt")))},
+			{ID: "w3m", Name: "write", Arguments: `{"path":"a.txt","content":"three\n"}`},
+		}},
+		llmtest.Response{Match: `"w3"`, Text: "turn three done"},
+	)
+	s := e.start(startOpt{args: []string{"--yolo", "--root", lib}})
+	both := func() map[string]wsFile {
+		out := workspaceFiles(t, e.workspace)
+		for p, f := range workspaceFiles(t, lib) {
+			out[libPath(p)] = f
+		}
+		return out
+	}
+	s.prompt("turn one")
+	s.waitIdle()
+	afterOne := both()
+	s.prompt("turn two")
+	s.waitIdle()
+	afterTwo := both()
+	s.prompt("turn three")
+	s.waitIdle()
+	afterThree := both()
+	if afterOne[libPath("run.sh")].mode != 0o700 || afterTwo[libPath("out/o.o")].data != "obj\n" || afterThree[libPath("three.txt")].data != "three\n" {
+		t.Fatalf("the turns did not run: %v", afterThree)
+	}
+	// The checkpoints name the extra root's manifest besides the main one's.
+	for _, en := range checkpointEntries(s) {
+		d := en["data"].(map[string]any)
+		roots, _ := d["roots"].([]any)
+		if d["id"] == "" || len(roots) != 1 || roots[0].(map[string]any)["root"] != libAbs {
+			t.Fatalf("checkpoint entry without the extra root: %v", d)
+		}
+	}
+	oldLeaf := s.leaf()
+	second := userEntry(t, s, "turn two")["id"].(string)
+
+	var preview struct {
+		Files []struct{ Path, Change, Diff string } `json:"files"`
+	}
+	s.call("session/rewindPreview", map[string]any{"targetId": second}, &preview)
+	if now := both(); !maps.Equal(now, afterThree) {
+		t.Fatalf("the preview changed files: %v", changedPaths(now, afterThree))
+	}
+	var listed []string
+	for _, f := range preview.Files {
+		listed = append(listed, f.Path+":"+f.Change)
+		if f.Path == libPath("x.go") && (!strings.Contains(f.Diff, "-package lib // v2") || !strings.Contains(f.Diff, "+package lib // v1")) {
+			t.Fatalf("lib x.go diff:\n%s", f.Diff)
+		}
+	}
+	wantListed := []string{"a.txt:modified", "b.txt:deleted", libPath("deep/er/blob.bin") + ":added", libPath("run.sh") + ":modified",
+		libPath("three.txt") + ":deleted", libPath("tool.sh") + ":added", libPath("x.go") + ":modified"}
+	if !slices.Equal(listed, wantListed) {
+		t.Fatalf("preview =\n%v\nwant\n%v", listed, wantListed)
+	}
+
+	// Restore to the second prompt: both roots as after turn one.
+	var nav navResult
+	s.call("session/navigate", map[string]any{"targetId": second, "files": "restore"}, &nav)
+	now := both()
+	var previewPaths []string
+	for _, f := range preview.Files {
+		previewPaths = append(previewPaths, f.Path)
+	}
+	slices.Sort(previewPaths) // the preview lists the main root's files first
+	if got := changedPaths(afterThree, now); !slices.Equal(got, previewPaths) {
+		t.Fatalf("restore changed %v, the preview said %v", got, previewPaths)
+	}
+	if nav.Files == nil || nav.Files.Restored != 5 || nav.Files.Deleted != 2 || len(nav.Files.Failed) != 0 {
+		t.Fatalf("navigate files = %+v", nav.Files)
+	}
+	if slices.Sort(nav.Files.Paths); !slices.Equal(nav.Files.Paths, previewPaths) {
+		t.Fatalf("restored paths %v, want %v", nav.Files.Paths, previewPaths)
+	}
+	for p, f := range afterOne {
+		if now[p] != f {
+			t.Fatalf("%s = %+v, want %+v (as after turn one)", p, now[p], f)
+		}
+	}
+	if now[libPath("tool.sh")].mode != 0o755 || now[libPath("run.sh")].mode != 0o700 || now[libPath("deep/er/blob.bin")].data != "L\x00\x01" {
+		t.Fatalf("lib modes or bytes: %+v", now)
+	}
+	if now[libPath("out/o.o")].data != "obj\n" {
+		t.Fatal("the extra root's ignored output was touched")
+	}
+
+	// Back to the old leaf: the newer files of both roots.
+	s.call("session/navigate", map[string]any{"targetId": oldLeaf, "files": "restore"}, &nav)
+	if now := both(); !maps.Equal(now, afterThree) {
+		t.Fatalf("old leaf: differs in %v", changedPaths(now, afterThree))
+	}
+	if _, err := os.Stat(filepath.Join(lib, "deep")); !os.IsNotExist(err) {
+		t.Fatalf("the emptied folder of the extra root stays: %v", err)
+	}
+	// Code only, to the first prompt: the workspace as it started, in both.
+	first := userEntry(t, s, "turn one")["id"].(string)
+	var code struct {
+		Files filesResult `json:"files"`
+	}
+	s.call("session/restoreFiles", map[string]any{"targetId": first}, &code)
+	now = both()
+	if now["a.txt"].data != "alpha\n" || now[libPath("x.go")].data != "package lib // v0\n" || now[libPath("three.txt")].data != "" {
+		t.Fatalf("restoreFiles to the first prompt: %v", now)
+	}
+	if _, ok := now[libPath("run.sh")]; ok {
+		t.Fatal("run.sh was not deleted")
+	}
+}
