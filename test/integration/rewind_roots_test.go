@@ -67,7 +67,7 @@ func TestRewindCoversExtraRoots(t *testing.T) {
 	s.waitIdle()
 	afterTwo := both()
 	s.prompt("turn three")
-	s.waitIdle()
+	st := s.waitIdle()
 	afterThree := both()
 	if afterOne[libPath("run.sh")].mode != 0o700 || afterTwo[libPath("out/o.o")].data != "obj\n" || afterThree[libPath("three.txt")].data != "three\n" {
 		t.Fatalf("the turns did not run: %v", afterThree)
@@ -153,5 +153,28 @@ func TestRewindCoversExtraRoots(t *testing.T) {
 	}
 	if _, ok := now[libPath("run.sh")]; ok {
 		t.Fatal("run.sh was not deleted")
+	}
+
+	// The CLI covers the roots it is given (--root, as serve), and leaves
+	// the others alone.
+	s.call("shutdown", nil, nil)
+	_ = s.Notify("exit", nil)
+	waitExit(t, s, 0)
+	out, err := runBinary(t, e, "sessions", "rewind", st.Path, second, "--preview", "--root", lib)
+	if err != nil || !strings.Contains(out, "added    "+libPath("run.sh")) || !strings.Contains(out, "modified "+libPath("x.go")) || !strings.Contains(out, "modified a.txt") {
+		t.Fatalf("sessions rewind --preview --root: %v\n%s", err, out)
+	}
+	out, err = runBinary(t, e, "sessions", "rewind", st.Path, second, "--code-only", "--root", lib)
+	if err != nil || !strings.Contains(out, libPath("x.go")) {
+		t.Fatalf("sessions rewind --code-only --root: %v\n%s", err, out)
+	}
+	wantCLI := maps.Clone(afterOne)
+	wantCLI[libPath("out/o.o")] = afterTwo[libPath("out/o.o")] // ignored: untouched
+	if now := both(); !maps.Equal(now, wantCLI) {
+		t.Fatalf("the CLI's restore differs from after turn one in %v", changedPaths(now, wantCLI))
+	}
+	out, err = runBinary(t, e, "sessions", "rewind", st.Path, first, "--preview")
+	if err != nil || strings.Contains(out, libAbs) || !strings.Contains(out, "modified a.txt") {
+		t.Fatalf("sessions rewind --preview without --root lists the extra root: %v\n%s", err, out)
 	}
 }
