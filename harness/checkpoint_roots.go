@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -176,7 +177,9 @@ func (h *Harness) checkpointSet(stores []ckStore, kind string, snaps []checkpoin
 	for i, c := range stores[1:] {
 		snap, err := snaps[i+1], errs[i+1]
 		if err != nil {
-			h.notice(fmt.Sprintf("Checkpoint of the workspace root %s failed, it is left out of this checkpoint: %v", c.root, err))
+			if h.firstTime("root failed: " + c.root) {
+				h.notice(fmt.Sprintf("Checkpoint of the workspace root %s failed, it is left out of checkpoints while it fails: %v", c.root, err))
+			}
 			continue
 		}
 		d.Roots = append(d.Roots, rootData{Root: c.root, ID: snap.ID, Files: snap.Files})
@@ -195,8 +198,11 @@ type rootChanges struct {
 }
 
 // changesAll compares every root that d has a checkpoint of with it, in
-// parallel; it returns the roots with changes, the main root first.
-func changesAll(ctx context.Context, stores []ckStore, d checkpointData) ([]rootChanges, error) {
+// parallel; it returns the roots with changes, the main root first. A
+// missing or corrupt checkpoint, or a main root that cannot be read, is
+// the error; an extra root that cannot be read (removed meanwhile) is
+// returned in unread with why, and changes nothing.
+func changesAll(ctx context.Context, stores []ckStore, d checkpointData) (out []rootChanges, unread []checkpoint.Failure, err error) {
 	all := make([]rootChanges, len(stores))
 	errs := make([]error, len(stores))
 	eachStore(stores, func(i int, cs ckStore) {
@@ -205,16 +211,19 @@ func changesAll(ctx context.Context, stores []ckStore, d checkpointData) ([]root
 			all[i].changes, errs[i] = cs.st.Changes(ctx, id)
 		}
 	})
-	var out []rootChanges
 	for i, rc := range all {
-		if errs[i] != nil {
-			return nil, errs[i]
+		if e := errs[i]; e != nil {
+			if i == 0 || errors.Is(e, checkpoint.ErrNotFound) || errors.Is(e, checkpoint.ErrCorrupt) || ctx.Err() != nil {
+				return nil, nil, e
+			}
+			unread = append(unread, checkpoint.Failure{Path: rc.cs.root, Err: "not restored: the workspace root cannot be read: " + e.Error()})
+			continue
 		}
 		if len(rc.changes) > 0 {
 			out = append(out, rc)
 		}
 	}
-	return out, nil
+	return out, unread, nil
 }
 
 // checkBlobs fails unless every blob the restore of rc writes is in the
@@ -229,4 +238,19 @@ func (rc rootChanges) checkBlobs() error {
 		}
 	}
 	return nil
+}
+
+// firstTime reports whether key is new to this harness's checkpoints (a
+// notice told once, not at every turn).
+func (h *Harness) firstTime(key string) bool {
+	h.ck.mu.Lock()
+	defer h.ck.mu.Unlock()
+	if h.ck.skipped == nil {
+		h.ck.skipped = map[string]bool{}
+	}
+	if h.ck.skipped[key] {
+		return false
+	}
+	h.ck.skipped[key] = true
+	return true
 }

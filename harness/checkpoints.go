@@ -64,7 +64,8 @@ type checkpointState struct {
 	stores []ckStore
 	err    error
 	opened bool
-	// skipped are the large files already told about.
+	// skipped are the large files (and the failing extra roots, as "root
+	// failed: <root>") already told about.
 	skipped map[string]bool
 	// changing: a tool that may change files (any but the read tools) ran
 	// in the current run.

@@ -51,7 +51,7 @@ func (h *Harness) RewindPreview(ctx context.Context, targetID string) ([]FileCha
 	if err != nil {
 		return nil, err
 	}
-	roots, err := changesAll(ctx, stores, d)
+	roots, _, err := changesAll(ctx, stores, d) // an unreadable extra root lists nothing
 	if err != nil {
 		return nil, checkpointErr(targetID, err)
 	}
@@ -162,12 +162,14 @@ func (h *Harness) restoreFilesLocked(ctx context.Context, s *session.Session, ta
 	if err := checkManifests(stores, d, targetID); err != nil {
 		return FilesResult{}, err
 	}
-	roots, err := changesAll(ctx, stores, d)
+	roots, unread, err := changesAll(ctx, stores, d)
 	if err != nil {
 		return FilesResult{}, checkpointErr(targetID, err)
 	}
+	res := FilesResult{Failed: unread}
 	if len(roots) == 0 {
-		return FilesResult{}, nil
+		h.reportFailed(targetID, res.Failed)
+		return res, nil
 	}
 	// What the leaf stands on now, unless it is recorded already.
 	var known checkpointData
@@ -178,7 +180,6 @@ func (h *Harness) restoreFilesLocked(ctx context.Context, s *session.Session, ta
 	if before.ID == "" {
 		return FilesResult{}, fmt.Errorf("restore files: the current files could not be checkpointed, so nothing was restored")
 	}
-	var res FilesResult
 	todo := roots[:0:0]
 	for _, rc := range roots {
 		if _, ok := before.idOf(rc.cs.root); !ok {
@@ -219,14 +220,21 @@ func (h *Harness) restoreFilesLocked(ctx context.Context, s *session.Session, ta
 		}
 	}
 	h.refAll(s.Path(), stores, d)
-	if len(res.Failed) > 0 {
-		var b strings.Builder
-		for _, f := range res.Failed {
-			fmt.Fprintf(&b, "\n- %s: %s", f.Path, f.Err)
-		}
-		h.emit(Event{Type: EvError, Error: fmt.Sprintf("Restoring the files of entry %s: %d file(s) could not be written:%s", targetID, len(res.Failed), b.String())})
-	}
+	h.reportFailed(targetID, res.Failed)
 	return res, nil
+}
+
+// reportFailed tells (an error item) the files or roots a restore could
+// not write.
+func (h *Harness) reportFailed(targetID string, failed []checkpoint.Failure) {
+	if len(failed) == 0 {
+		return
+	}
+	var b strings.Builder
+	for _, f := range failed {
+		fmt.Fprintf(&b, "\n- %s: %s", f.Path, f.Err)
+	}
+	h.emit(Event{Type: EvError, Error: fmt.Sprintf("Restoring the files of entry %s: %d file(s) could not be written:%s", targetID, len(failed), b.String())})
 }
 
 // ForkFiles is Fork, and with restoreFiles the files become what they

@@ -178,3 +178,49 @@ func TestRewindCoversExtraRoots(t *testing.T) {
 		t.Fatalf("sessions rewind --preview without --root lists the extra root: %v\n%s", err, out)
 	}
 }
+
+// An extra root removed between turns: checkpoints go on without it (one
+// notice), and a restore puts the main root back and reports the root it
+// could not restore, instead of failing.
+func TestRewindWithExtraRootRemoved(t *testing.T) {
+	e := newEnv(t, nil)
+	lib := filepath.Join(filepath.Dir(e.workspace), "lib")
+	writeFile(t, filepath.Join(lib, "x.txt"), "x\n")
+	writeFile(t, filepath.Join(e.workspace, "a.txt"), "zero\n")
+	libAbs, err := filepath.EvalSymlinks(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.llm.Append(
+		llmtest.Response{Match: "turn one", ToolCalls: []llmtest.ToolCall{{ID: "w1", Name: "write", Arguments: `{"path":"a.txt","content":"one\n"}`}}},
+		llmtest.Response{Match: `"w1"`, Text: "one done"},
+		llmtest.Response{Match: "turn two", ToolCalls: []llmtest.ToolCall{{ID: "w2", Name: "write", Arguments: `{"path":"a.txt","content":"two\n"}`}}},
+		llmtest.Response{Match: `"w2"`, Text: "two done"},
+		llmtest.Response{Match: "turn three", ToolCalls: []llmtest.ToolCall{{ID: "w3", Name: "write", Arguments: `{"path":"a.txt","content":"three\n"}`}}},
+		llmtest.Response{Match: `"w3"`, Text: "three done"},
+	)
+	s := e.start(startOpt{args: []string{"--yolo", "--root", lib}})
+	s.prompt("turn one")
+	s.waitIdle()
+	if err := os.RemoveAll(lib); err != nil {
+		t.Fatal(err)
+	}
+	s.prompt("turn two")
+	s.waitIdle()
+	s.prompt("turn three")
+	s.waitIdle()
+	if n := strings.Count(s.allNotifications(), "left out of checkpoints while it fails"); n != 1 {
+		t.Fatalf("%d notices of the removed root:\n%s", n, s.allNotifications())
+	}
+	var nav navResult
+	s.call("session/navigate", map[string]any{"targetId": userEntry(t, s, "turn one")["id"], "files": "restore"}, &nav)
+	if data, _ := os.ReadFile(filepath.Join(e.workspace, "a.txt")); string(data) != "zero\n" {
+		t.Fatalf("a.txt = %q", data)
+	}
+	if nav.Files == nil || nav.Files.Restored != 1 || len(nav.Files.Failed) != 1 || !strings.Contains(mustJSON(nav.Files.Failed[0]), libAbs) {
+		t.Fatalf("files = %+v", nav.Files)
+	}
+	if _, err := os.Stat(lib); !os.IsNotExist(err) {
+		t.Fatalf("the removed root was written: %v", err)
+	}
+}
