@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pi-lsp/pi-lsp/internal/pitest"
 	"github.com/pi-lsp/pi-lsp/llm/llmtest"
 )
 
@@ -176,6 +178,17 @@ func TestRewindCoversExtraRoots(t *testing.T) {
 	out, err = runBinary(t, e, "sessions", "rewind", st.Path, first, "--preview")
 	if err != nil || strings.Contains(out, libAbs) || !strings.Contains(out, "modified a.txt") {
 		t.Fatalf("sessions rewind --preview without --root lists the extra root: %v\n%s", err, out)
+	}
+	// pi opens the file (checkpoint entries with "roots") and builds a
+	// context of the conversation only.
+	msgs := pitest.BuildContext(t, st.Path)
+	if len(msgs) < 6 {
+		t.Fatalf("pi builds %d messages", len(msgs))
+	}
+	for _, m := range msgs {
+		if bytes.Contains(m, []byte("pi-lsp/checkpoint")) || bytes.Contains(m, []byte(`"roots"`)) {
+			t.Fatalf("a checkpoint reached pi's context: %s", m)
+		}
 	}
 }
 
