@@ -190,6 +190,22 @@ func TestRewindCoversExtraRoots(t *testing.T) {
 			t.Fatalf("a checkpoint reached pi's context: %s", m)
 		}
 	}
+
+	// Fork with files: a new session before the third prompt, and both
+	// roots' files as they were just before its run.
+	s2 := e.start(startOpt{args: []string{"--yolo", "--root", lib}, initOpts: map[string]any{"session": st.Path}})
+	third := userEntry(t, s2, "turn three")["id"].(string)
+	var fork struct {
+		Path  string       `json:"path"`
+		Files *filesResult `json:"files"`
+	}
+	s2.call("session/fork", map[string]any{"entryId": third, "files": "restore"}, &fork)
+	if fork.Path == st.Path || fork.Files == nil || !slices.Contains(fork.Files.Paths, libPath("x.go")) || !slices.Contains(fork.Files.Paths, "b.txt") {
+		t.Fatalf("fork = %+v", fork)
+	}
+	if now := both(); !maps.Equal(now, afterTwo) {
+		t.Fatalf("the fork's files differ from after turn two in %v", changedPaths(now, afterTwo))
+	}
 }
 
 // An extra root removed between turns: checkpoints go on without it (one
