@@ -108,6 +108,18 @@ func (s *Store) Pending() (target, before string, ok bool) {
 	return j.Target, j.Before, true
 }
 
+// Intend records (as the journal) that a restore to checkpoint id is
+// about to start, before is the checkpoint of the files it replaces. A
+// caller restoring several stores together writes every store's journal
+// first, so that a crash between two stores' restores leaves each store
+// one to finish at the next open. Restore writes it too.
+func (s *Store) Intend(id, before string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, _ := json.Marshal(journal{Target: id, Before: before})
+	return writeAtomic(s.journalPath(), j)
+}
+
 // Restore makes the workspace's files what they were at checkpoint id:
 // changed files are written whole with their mode, files the checkpoint
 // lacks are deleted with the folders that emptied, ignored files are not

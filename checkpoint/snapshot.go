@@ -252,6 +252,9 @@ func (sc *scan) dir(p *part, job dirJob) error {
 			rel = job.rel + "/" + name
 		}
 		if isDir {
+			if slices.Contains(sc.s.opts.Exclude, rel) {
+				continue // another root's, in its own store
+			}
 			subdirs = append(subdirs, dirJob{rel: rel, parts: parts, patterns: slices.Clip(patterns)})
 			continue
 		}

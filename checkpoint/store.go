@@ -33,6 +33,10 @@ type Options struct {
 	MaxFileBytes int64
 	// Now is the clock (nil = time.Now).
 	Now func() time.Time
+	// Exclude are folders under the root (slash-separated, relative) that
+	// the walk leaves out: other workspace roots nested in this one, which
+	// have their own store.
+	Exclude []string
 }
 
 // Store is one workspace's checkpoint store. Its methods are safe for

@@ -61,15 +61,20 @@ func checkpointWorkspace(b *testing.B, n int) string {
 // cpu-ms/op is the process's CPU time (user + system) per turn, which the
 // machine's load inflates far less than the wall time: on an idle 2-core
 // machine the walk's share of a turn is about its CPU time over 2.
+//
+// The roots=2 cases add an unchanged extra root (--root) of 5,000 files:
+// its own store, walked in parallel with the main root's.
 func BenchmarkCheckpointTurn(b *testing.B) {
 	b.Setenv("HOME", b.TempDir()) // no global excludes of the machine
 	b.Setenv("XDG_CONFIG_HOME", "")
 	ws := checkpointWorkspace(b, 20000)
 	ckDir := b.TempDir() // one store: the first checkpoint is taken once
+	var lib string       // the extra root, made once when a case needs it
 	for _, c := range []struct {
 		write, pause bool
 		ttft         int
-	}{{false, false, 0}, {false, false, 300}, {true, false, 0}, {true, true, 0}} {
+		roots        int
+	}{{false, false, 0, 1}, {false, false, 300, 1}, {true, false, 0, 1}, {true, true, 0, 1}, {false, false, 0, 2}, {true, false, 0, 2}} {
 		ttft := c.ttft
 		for _, on := range []bool{false, true} {
 			name := fmt.Sprintf("ttft=%dms/checkpoints=off", ttft)
@@ -85,6 +90,14 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 				// turn's path unless the next prompt comes within a walk).
 				name = "write-paused/" + strings.TrimPrefix(name, "write/")
 			}
+			var roots []string
+			if c.roots == 2 {
+				if lib == "" {
+					lib = checkpointWorkspace(b, 5000)
+				}
+				roots = []string{lib}
+				name = "roots=2/" + name
+			}
 			b.Run(name, func(b *testing.B) {
 				srv := llmtest.NewServer(b)
 				model := llm.Model{ID: "m", Name: "M", Provider: "fake", API: "openai-completions", BaseURL: srv.BaseURL(),
@@ -99,6 +112,7 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 					AgentDir:     filepath.Join(out, "agent"),
 					Yolo:         true,
 					Checkpoints:  ck,
+					Roots:        roots,
 				})
 				b.Cleanup(func() { _ = h.Close() })
 				turns := 0
@@ -138,11 +152,11 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 				}
 				var before, written int64
 				if on {
-					if h.ck.store == nil {
-						b.Fatal("checkpoints on, but no store was opened")
+					if len(h.ck.stores) != c.roots {
+						b.Fatalf("checkpoints on: %d stores opened, want %d", len(h.ck.stores), c.roots)
 					}
 					_ = h.settleCheckpoint(context.Background())
-					before, written = h.ck.store.Hashes(), h.ck.store.Written()
+					before, written = storeCounts(h)
 				}
 				var ru0 syscall.Rusage
 				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
@@ -155,10 +169,20 @@ func BenchmarkCheckpointTurn(b *testing.B) {
 				b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
 				if on {
 					_ = h.settleCheckpoint(context.Background())
-					b.ReportMetric(float64(h.ck.store.Hashes()-before)/float64(b.N), "hashes/op")
-					b.ReportMetric(float64(h.ck.store.Written()-written)/float64(b.N), "written-bytes/op")
+					hashes, w := storeCounts(h)
+					b.ReportMetric(float64(hashes-before)/float64(b.N), "hashes/op")
+					b.ReportMetric(float64(w-written)/float64(b.N), "written-bytes/op")
 				}
 			})
 		}
 	}
+}
+
+// storeCounts sums the files hashed and bytes written by every root's store.
+func storeCounts(h *Harness) (hashes, written int64) {
+	for _, cs := range h.ck.stores {
+		hashes += cs.st.Hashes()
+		written += cs.st.Written()
+	}
+	return hashes, written
 }

@@ -29,8 +29,8 @@ import (
 // no file: it takes none. Edits made meanwhile by someone else (the user
 // in the editor) are in the next checkpoint: the next run's start, or the
 // one a restore takes first.
-func (h *Harness) checkpointRunEnd(ctx context.Context, start string) {
-	if start == "" || (!h.ck.changing.Load() && !h.hasCommandHooks()) {
+func (h *Harness) checkpointRunEnd(ctx context.Context, start checkpointData) {
+	if start.ID == "" || (!h.ck.changing.Load() && !h.hasCommandHooks()) {
 		return
 	}
 	s := h.currentSession()
@@ -68,7 +68,7 @@ func (h *Harness) settleCheckpoint(ctx context.Context) error {
 // were appended at the leaf while it was taken in the background (a title,
 // a label, a model or thinking change): it follows the entry's
 // descendants, newest first, through such entries only.
-func endBelow(s *session.Session, entryID string) (string, bool) {
+func endBelow(s *session.Session, entryID string) (checkpointData, bool) {
 	queue := s.Children(entryID)
 	slices.Reverse(queue)
 	for n := 0; len(queue) > 0 && n < 256; n++ {
@@ -80,7 +80,7 @@ func endBelow(s *session.Session, entryID string) (string, bool) {
 		}
 		if d, ok := checkpointOf(e); ok {
 			if d.Kind == ckEnd {
-				return d.ID, true
+				return d, true
 			}
 			continue
 		}
@@ -91,5 +91,5 @@ func endBelow(s *session.Session, entryID string) (string, bool) {
 			queue = append(queue, kids...)
 		}
 	}
-	return "", false
+	return checkpointData{}, false
 }

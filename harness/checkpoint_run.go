@@ -19,14 +19,15 @@ import (
 
 // runCheckpoint is a run-start checkpoint being taken.
 type runCheckpoint struct {
-	s    *session.Session
-	done chan struct{}
-	st   *checkpoint.Store
-	snap checkpoint.Snapshot
-	err  error
+	s      *session.Session
+	done   chan struct{}
+	stores []ckStore
+	snaps  []checkpoint.Snapshot
+	errs   []error
+	err    error // the stores could not be opened
 
 	once sync.Once
-	id   string
+	data checkpointData
 }
 
 // startRunCheckpoint starts the run-start checkpoint (nil when checkpoints
@@ -41,34 +42,35 @@ func (h *Harness) startRunCheckpoint(ctx context.Context) *runCheckpoint {
 	rc := &runCheckpoint{s: s, done: make(chan struct{})}
 	go func() {
 		defer close(rc.done)
-		rc.st, rc.err = h.checkpointStore(ctx)
+		rc.stores, rc.err = h.checkpointStores(ctx)
 		if rc.err == nil {
-			rc.snap, rc.err = rc.st.Snapshot(ctx)
+			rc.snaps, rc.errs = snapshotAll(ctx, rc.stores)
 		}
 	}()
 	return rc
 }
 
-// join waits for the snapshot and records its entry (the first call
-// only); it returns the checkpoint's id ("" when it failed or rc is nil).
-func (rc *runCheckpoint) join(ctx context.Context, h *Harness) string {
+// join waits for the snapshots and records their entry (the first call
+// only); it returns the checkpoint's data (ID "" when it failed or rc is
+// nil).
+func (rc *runCheckpoint) join(ctx context.Context, h *Harness) checkpointData {
 	if rc == nil {
-		return ""
+		return checkpointData{}
 	}
 	rc.once.Do(func() {
 		<-rc.done
-		if rc.st == nil {
-			return // no store: checkpointStore told why when the session opened
+		if rc.err != nil {
+			return // no store: checkpointStores told why when the session opened
 		}
-		rc.id = h.recordCheckpoint(context.WithoutCancel(ctx), rc.s, rc.st, ckStart, "", rc.snap, rc.err)
+		rc.data = h.recordCheckpoint(context.WithoutCancel(ctx), rc.s, rc.stores, ckStart, checkpointData{}, rc.snaps, rc.errs)
 	})
-	return rc.id
+	return rc.data
 }
 
 // startBelow finds the start checkpoint of a prompt's run recorded below
 // entries appended while it was taken: it follows the prompt's
 // descendants through entries that are not user or assistant messages.
-func startBelow(s *session.Session, promptID string) (string, bool) {
+func startBelow(s *session.Session, promptID string) (checkpointData, bool) {
 	queue := s.Children(promptID)
 	for n := 0; len(queue) > 0 && n < 256; n++ {
 		id := queue[0]
@@ -78,14 +80,14 @@ func startBelow(s *session.Session, promptID string) (string, bool) {
 			continue
 		}
 		if d, ok := checkpointOf(e); ok && d.Kind == ckStart {
-			return d.ID, true
+			return d, true
 		}
 		if e.Type == session.TypeMessage && e.Message != nil && (e.Message.Role == llm.RoleUser || e.Message.Role == llm.RoleAssistant) {
 			continue // the run answered, or another prompt: not this run's start
 		}
 		queue = append(queue, s.Children(id)...)
 	}
-	return "", false
+	return checkpointData{}, false
 }
 
 // hasCommandHooks reports whether shell-command hooks are configured (any

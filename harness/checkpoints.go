@@ -46,20 +46,26 @@ type CheckpointSettings struct {
 // It is an ErrNotFound.
 var ErrNoCheckpoint = fmt.Errorf("%w: no checkpoint", ErrNotFound)
 
+// checkpointData is a pi-lsp/checkpoint entry's data: the main root's
+// manifest (id, files) and the extra roots' (checkpoint_roots.go).
 type checkpointData struct {
-	ID      string   `json:"id"`
-	Kind    string   `json:"kind"`
-	Files   int      `json:"files"`
-	Skipped []string `json:"skipped,omitempty"`
+	ID      string     `json:"id"`
+	Kind    string     `json:"kind"`
+	Files   int        `json:"files"`
+	Skipped []string   `json:"skipped,omitempty"`
+	Roots   []rootData `json:"roots,omitempty"`
 }
 
-// checkpointState is the harness's store, opened at first use.
+// checkpointState is the harness's stores, opened at first use.
 type checkpointState struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// store is the main root's, stores every root's (store first).
 	store  *checkpoint.Store
+	stores []ckStore
 	err    error
 	opened bool
-	// skipped are the large files already told about.
+	// skipped are the large files (and the failing extra roots, as "root
+	// failed: <root>") already told about.
 	skipped map[string]bool
 	// changing: a tool that may change files (any but the read tools) ran
 	// in the current run.
@@ -83,9 +89,10 @@ func (h *Harness) checkpointsOn() bool {
 	return !c.Disabled && c.Dir != ""
 }
 
-// checkpointStore opens the workspace's store (once), finishing a restore
-// a crash cut short and pruning what deleted sessions left.
-func (h *Harness) checkpointStore(ctx context.Context) (*checkpoint.Store, error) {
+// checkpointStores opens the stores of every workspace root (once, the
+// main root's first), finishing a restore a crash cut short and pruning
+// what deleted sessions left.
+func (h *Harness) checkpointStores(ctx context.Context) ([]ckStore, error) {
 	if !h.checkpointsOn() {
 		return nil, fmt.Errorf("%w: checkpoints are disabled (checkpoints.enabled)", ErrNoCheckpoint)
 	}
@@ -93,73 +100,101 @@ func (h *Harness) checkpointStore(ctx context.Context) (*checkpoint.Store, error
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.opened {
-		return c.store, c.err
+		return c.stores, c.err
 	}
 	c.opened = true
-	dir := h.cfg.Checkpoints.Dir
-	c.store, c.err = checkpoint.Open(dir, h.Cwd(), checkpoint.Options{MaxFileBytes: h.cfg.Checkpoints.MaxFileBytes, Now: h.cfg.Now})
+	c.stores, c.err = h.openStores()
 	if c.err != nil {
 		return nil, c.err
 	}
-	if target, before, ok := c.store.Pending(); ok {
-		res, err := c.store.Restore(ctx, target, before)
-		if err != nil {
-			h.sessionNotice(fmt.Sprintf("A restore of the workspace's files was interrupted and could not be finished: %v. The files may be partly restored; checkpoint %s holds the files as they were before it.", err, before))
-		} else {
-			h.sessionNotice(fmt.Sprintf("A restore of the workspace's files was interrupted; it was finished now (%d restored, %d deleted, %d failed).", res.Restored, res.Deleted, len(res.Failed)))
-		}
+	c.store = c.stores[0].st
+	for _, cs := range c.stores {
+		h.finishPending(ctx, cs)
 	}
-	if c.store.PruneDue() {
-		if st, err := c.store.Prune(ctx); err != nil {
-			h.log.Warn("checkpoint prune", "err", err)
+	for _, cs := range c.stores {
+		if !cs.st.PruneDue() {
+			continue
+		}
+		if st, err := cs.st.Prune(ctx); err != nil {
+			h.log.Warn("checkpoint prune", "root", cs.root, "err", err)
 		} else if st.Manifests > 0 || st.Blobs > 0 {
-			h.log.Info("checkpoint prune", "manifests", st.Manifests, "blobs", st.Blobs, "bytes", st.Bytes)
+			h.log.Info("checkpoint prune", "root", cs.root, "manifests", st.Manifests, "blobs", st.Blobs, "bytes", st.Bytes)
 		}
 	}
-	return c.store, nil
+	return c.stores, nil
+}
+
+// finishPending finishes a restore of cs's root that a crash cut short.
+func (h *Harness) finishPending(ctx context.Context, cs ckStore) {
+	target, before, ok := cs.st.Pending()
+	if !ok {
+		return
+	}
+	what := "the workspace's files"
+	if cs.root != "" {
+		what = "the files of the workspace root " + cs.root
+	}
+	res, err := cs.st.Restore(ctx, target, before)
+	if err != nil {
+		h.sessionNotice(fmt.Sprintf("A restore of %s was interrupted and could not be finished: %v. The files may be partly restored; checkpoint %s holds the files as they were before it.", what, err, before))
+	} else {
+		h.sessionNotice(fmt.Sprintf("A restore of %s was interrupted; it was finished now (%d restored, %d deleted, %d failed).", what, res.Restored, res.Deleted, len(res.Failed)))
+	}
 }
 
 // openCheckpoints opens the store when a session opens, so that an
 // interrupted restore is finished (with a notice) before anything else.
 func (h *Harness) openCheckpoints(ctx context.Context) {
 	if h.checkpointsOn() {
-		if _, err := h.checkpointStore(ctx); err != nil {
+		if _, err := h.checkpointStores(ctx); err != nil {
 			h.sessionNotice(fmt.Sprintf("Checkpoints are off for this workspace: %v", err))
 		}
 	}
 }
 
-// checkpoint snapshots the workspace and records it as a custom entry at
-// the leaf of s, unless the leaf already stands on the same files (skip).
-// It returns the manifest id ("" when checkpoints are off or failed; a
-// failure is a notice, never the run's end).
-func (h *Harness) checkpoint(ctx context.Context, s *session.Session, kind, skip string) string {
-	st, err := h.checkpointStore(ctx)
+// checkpoint snapshots every workspace root and records it as a custom
+// entry at the leaf of s, unless the leaf already stands on the same files
+// (skip). It returns the entry's data (ID "" when checkpoints are off or
+// failed; a failure is a notice, never the run's end).
+func (h *Harness) checkpoint(ctx context.Context, s *session.Session, kind string, skip checkpointData) checkpointData {
+	stores, err := h.checkpointStores(ctx)
 	if err != nil || s == nil {
-		return ""
+		return checkpointData{}
 	}
-	snap, err := st.Snapshot(ctx)
-	return h.recordCheckpoint(ctx, s, st, kind, skip, snap, err)
+	snaps, errs := snapshotAll(ctx, stores)
+	return h.recordCheckpoint(ctx, s, stores, kind, skip, snaps, errs)
 }
 
-// recordCheckpoint records a snapshot taken of st (or says why it failed).
-func (h *Harness) recordCheckpoint(ctx context.Context, s *session.Session, st *checkpoint.Store, kind, skip string, snap checkpoint.Snapshot, err error) string {
+// recordCheckpoint records the snapshots taken of stores (or says why
+// they failed).
+func (h *Harness) recordCheckpoint(ctx context.Context, s *session.Session, stores []ckStore, kind string, skip checkpointData, snaps []checkpoint.Snapshot, errs []error) checkpointData {
+	d, err := h.checkpointSet(stores, kind, snaps, errs)
 	if err != nil {
 		h.notice(fmt.Sprintf("Checkpoint of the workspace failed: %v", err))
-		return ""
+		return checkpointData{}
 	}
-	h.tellSkipped(snap.Skipped)
-	if snap.ID == skip {
-		return snap.ID
+	h.tellSkipped(d.Skipped)
+	if d.same(skip) {
+		return skip
 	}
-	if _, err := s.AppendCustom(ctx, customCheckpoint, checkpointData{ID: snap.ID, Kind: kind, Files: snap.Files, Skipped: snap.Skipped}); err != nil {
+	if _, err := s.AppendCustom(ctx, customCheckpoint, d); err != nil {
 		h.notice(fmt.Sprintf("Recording a checkpoint failed: %v", err))
-		return ""
+		return checkpointData{}
 	}
-	if err := st.Ref(s.Path(), snap.ID); err != nil {
-		h.log.Warn("checkpoint ref", "err", err)
+	h.refAll(s.Path(), stores, d)
+	return d
+}
+
+// refAll records in each root's store that session file path references
+// d's manifest of that root.
+func (h *Harness) refAll(path string, stores []ckStore, d checkpointData) {
+	for _, cs := range stores {
+		if id, ok := d.idOf(cs.root); ok {
+			if err := cs.st.Ref(path, id); err != nil {
+				h.log.Warn("checkpoint ref", "root", cs.root, "err", err)
+			}
+		}
 	}
-	return snap.ID
 }
 
 func (h *Harness) tellSkipped(paths []string) {
@@ -200,10 +235,10 @@ func checkpointOf(e *session.Entry) (checkpointData, bool) {
 //     newest "end" or "restore" checkpoint recorded below it, else the
 //     nearest checkpoint on its path from the root (the entry itself when
 //     it is one).
-func resolveCheckpoint(s *session.Session, targetID string) (string, error) {
+func resolveCheckpoint(s *session.Session, targetID string) (checkpointData, error) {
 	e, err := s.Entry(targetID)
 	if err != nil {
-		return "", fmt.Errorf("%w: entry %q: %w", ErrNotFound, targetID, err)
+		return checkpointData{}, fmt.Errorf("%w: entry %q: %w", ErrNotFound, targetID, err)
 	}
 	isPrompt := (e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == llm.RoleUser) || e.Type == session.TypeCustomMessage
 	kids := s.Children(targetID)
@@ -213,15 +248,15 @@ func resolveCheckpoint(s *session.Session, targetID string) (string, error) {
 			continue
 		}
 		if d, ok := checkpointOf(k); ok && (isPrompt == (d.Kind == ckStart)) {
-			return d.ID, nil
+			return d, nil
 		}
 	}
 	if isPrompt {
-		if id, ok := startBelow(s, targetID); ok {
-			return id, nil
+		if d, ok := startBelow(s, targetID); ok {
+			return d, nil
 		}
-	} else if id, ok := endBelow(s, targetID); ok {
-		return id, nil
+	} else if d, ok := endBelow(s, targetID); ok {
+		return d, nil
 	}
 	from := targetID
 	if isPrompt {
@@ -230,15 +265,15 @@ func resolveCheckpoint(s *session.Session, targetID string) (string, error) {
 	if from != "" {
 		path, err := s.Branch(from)
 		if err != nil {
-			return "", fmt.Errorf("%w: entry %q: %w", ErrNotFound, targetID, err)
+			return checkpointData{}, fmt.Errorf("%w: entry %q: %w", ErrNotFound, targetID, err)
 		}
 		for i := len(path) - 1; i >= 0; i-- {
 			if d, ok := checkpointOf(path[i]); ok {
-				return d.ID, nil
+				return d, nil
 			}
 		}
 	}
-	return "", fmt.Errorf("%w for entry %s: it was recorded without checkpoints", ErrNoCheckpoint, targetID)
+	return checkpointData{}, fmt.Errorf("%w for entry %s: it was recorded without checkpoints", ErrNoCheckpoint, targetID)
 }
 
 // refCheckpoints records that the current session references every
@@ -249,7 +284,7 @@ func (h *Harness) refCheckpoints(ctx context.Context) {
 	if s == nil || !h.checkpointsOn() {
 		return
 	}
-	st, err := h.checkpointStore(ctx)
+	stores, err := h.checkpointStores(ctx)
 	if err != nil {
 		return
 	}
@@ -259,12 +294,9 @@ func (h *Harness) refCheckpoints(ctx context.Context) {
 	}
 	seen := map[string]bool{}
 	for _, e := range branch {
-		if d, ok := checkpointOf(e); ok && !seen[d.ID] {
-			seen[d.ID] = true
-			if err := st.Ref(s.Path(), d.ID); err != nil {
-				h.log.Warn("checkpoint ref", "err", err)
-				return
-			}
+		if d, ok := checkpointOf(e); ok && !seen[strings.Join(d.ids(), " ")] {
+			seen[strings.Join(d.ids(), " ")] = true
+			h.refAll(s.Path(), stores, d)
 		}
 	}
 }

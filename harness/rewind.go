@@ -43,34 +43,38 @@ func (h *Harness) RewindPreview(ctx context.Context, targetID string) ([]FileCha
 	if s == nil {
 		return nil, ErrNoSession
 	}
-	id, err := resolveCheckpoint(s, targetID)
+	d, err := resolveCheckpoint(s, targetID)
 	if err != nil {
 		return nil, err
 	}
-	st, err := h.checkpointStore(ctx)
+	stores, err := h.checkpointStores(ctx)
 	if err != nil {
 		return nil, err
 	}
-	changes, err := st.Changes(ctx, id)
+	roots, _, err := changesAll(ctx, stores, d) // an unreadable extra root lists nothing
 	if err != nil {
 		return nil, checkpointErr(targetID, err)
 	}
-	out := make([]FileChange, 0, len(changes))
-	for _, c := range changes {
-		fc := FileChange{Path: c.Path, Change: c.Kind}
-		var cur, tgt []byte
-		if c.Current != nil {
-			cur, _ = os.ReadFile(filepath.Join(st.Root(), filepath.FromSlash(c.Path)))
-		}
-		if c.Target != nil {
-			if tgt, err = st.Blob(c.Target.Hash); err != nil {
-				return nil, checkpointErr(targetID, err)
+	out := []FileChange{}
+	for _, rc := range roots {
+		st := rc.cs.st
+		for _, c := range rc.changes {
+			p := rc.cs.displayPath(c.Path)
+			fc := FileChange{Path: p, Change: c.Kind}
+			var cur, tgt []byte
+			if c.Current != nil {
+				cur, _ = os.ReadFile(filepath.Join(st.Root(), filepath.FromSlash(c.Path)))
 			}
+			if c.Target != nil {
+				if tgt, err = st.Blob(c.Target.Hash); err != nil {
+					return nil, checkpointErr(targetID, err)
+				}
+			}
+			if isText(cur) && isText(tgt) && len(cur)+len(tgt) <= maxDiffBytes {
+				fc.Diff = tools.UnifiedDiff(p, string(cur), string(tgt))
+			}
+			out = append(out, fc)
 		}
-		if isText(cur) && isText(tgt) && len(cur)+len(tgt) <= maxDiffBytes {
-			fc.Diff = tools.UnifiedDiff(c.Path, string(cur), string(tgt))
-		}
-		out = append(out, fc)
 	}
 	return out, nil
 }
@@ -117,78 +121,120 @@ func (h *Harness) RestoreFiles(ctx context.Context, targetID string) (FilesResul
 	return res, nil
 }
 
-// checkRestorable fails unless targetID has a whole checkpoint.
+// checkRestorable fails unless targetID has a whole checkpoint (of every
+// root it has one of).
 func (h *Harness) checkRestorable(ctx context.Context, s *session.Session, targetID string) error {
-	id, err := resolveCheckpoint(s, targetID)
+	d, err := resolveCheckpoint(s, targetID)
 	if err != nil {
 		return err
 	}
-	st, err := h.checkpointStore(ctx)
+	stores, err := h.checkpointStores(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := st.Manifest(id); err != nil {
-		return checkpointErr(targetID, err)
+	return checkManifests(stores, d, targetID)
+}
+
+func checkManifests(stores []ckStore, d checkpointData, targetID string) error {
+	for _, cs := range stores {
+		if id, ok := d.idOf(cs.root); ok {
+			if _, err := cs.st.Manifest(id); err != nil {
+				return checkpointErr(targetID, err)
+			}
+		}
 	}
 	return nil
 }
 
 // restoreFilesLocked restores the files of targetID with the harness
-// claimed: the checkpoint must be whole before anything changes; the
-// current files are checkpointed at the leaf; then the files are written.
+// claimed: the checkpoint must be whole (in every root) before anything
+// changes; the current files are checkpointed at the leaf; every root's
+// journal is written; then the files are written, root by root.
 func (h *Harness) restoreFilesLocked(ctx context.Context, s *session.Session, targetID string) (FilesResult, error) {
-	id, err := resolveCheckpoint(s, targetID)
+	d, err := resolveCheckpoint(s, targetID)
 	if err != nil {
 		return FilesResult{}, err
 	}
-	st, err := h.checkpointStore(ctx)
+	stores, err := h.checkpointStores(ctx)
 	if err != nil {
 		return FilesResult{}, err
 	}
-	if _, err := st.Manifest(id); err != nil {
-		return FilesResult{}, checkpointErr(targetID, err)
+	if err := checkManifests(stores, d, targetID); err != nil {
+		return FilesResult{}, err
 	}
-	changes, err := st.Changes(ctx, id)
+	roots, unread, err := changesAll(ctx, stores, d)
 	if err != nil {
 		return FilesResult{}, checkpointErr(targetID, err)
 	}
-	if len(changes) == 0 {
-		return FilesResult{}, nil
+	res := FilesResult{Failed: unread}
+	if len(roots) == 0 {
+		h.reportFailed(targetID, res.Failed)
+		return res, nil
 	}
 	// What the leaf stands on now, unless it is recorded already.
-	var known string
+	var known checkpointData
 	if leaf := s.LeafID(); leaf != "" {
 		known, _ = resolveCheckpoint(s, leaf)
 	}
 	before := h.checkpoint(ctx, s, ckRestore, known)
-	if before == "" {
+	if before.ID == "" {
 		return FilesResult{}, fmt.Errorf("restore files: the current files could not be checkpointed, so nothing was restored")
 	}
-	r, err := st.Restore(ctx, id, before)
-	if err != nil {
-		return FilesResult{}, checkpointErr(targetID, err)
+	todo := roots[:0:0]
+	for _, rc := range roots {
+		if _, ok := before.idOf(rc.cs.root); !ok {
+			// Its current files are in no checkpoint: a restore would lose them.
+			res.Failed = append(res.Failed, checkpoint.Failure{Path: rc.cs.root, Err: "not restored: the current files of this workspace root could not be checkpointed"})
+			continue
+		}
+		if err := rc.checkBlobs(); err != nil {
+			return FilesResult{}, checkpointErr(targetID, err)
+		}
+		todo = append(todo, rc)
 	}
-	if err := st.Ref(s.Path(), id); err != nil {
-		h.log.Warn("checkpoint ref", "err", err)
-	}
-	res := FilesResult{Restored: r.Restored, Deleted: r.Deleted, Failed: r.Failed}
-	failed := map[string]bool{}
-	for _, f := range r.Failed {
-		failed[f.Path] = true
-	}
-	for _, c := range changes {
-		if !failed[c.Path] {
-			res.Paths = append(res.Paths, c.Path)
+	// Every root's journal first: a crash in the middle of one root's
+	// restore leaves every root's to finish at the next open.
+	for _, rc := range todo {
+		bid, _ := before.idOf(rc.cs.root)
+		if err := rc.cs.st.Intend(rc.id, bid); err != nil {
+			return FilesResult{}, err
 		}
 	}
-	if len(r.Failed) > 0 {
-		var b strings.Builder
+	for _, rc := range todo {
+		bid, _ := before.idOf(rc.cs.root)
+		r, err := rc.cs.st.Restore(ctx, rc.id, bid)
+		if err != nil {
+			return res, checkpointErr(targetID, err)
+		}
+		res.Restored += r.Restored
+		res.Deleted += r.Deleted
+		failed := map[string]bool{}
 		for _, f := range r.Failed {
-			fmt.Fprintf(&b, "\n- %s: %s", f.Path, f.Err)
+			failed[f.Path] = true
+			res.Failed = append(res.Failed, checkpoint.Failure{Path: rc.cs.displayPath(f.Path), Err: f.Err})
 		}
-		h.emit(Event{Type: EvError, Error: fmt.Sprintf("Restoring the files of entry %s: %d file(s) could not be written:%s", targetID, len(r.Failed), b.String())})
+		for _, c := range rc.changes {
+			if !failed[c.Path] {
+				res.Paths = append(res.Paths, rc.cs.displayPath(c.Path))
+			}
+		}
 	}
+	h.refAll(s.Path(), stores, d)
+	h.reportFailed(targetID, res.Failed)
 	return res, nil
+}
+
+// reportFailed tells (an error item) the files or roots a restore could
+// not write.
+func (h *Harness) reportFailed(targetID string, failed []checkpoint.Failure) {
+	if len(failed) == 0 {
+		return
+	}
+	var b strings.Builder
+	for _, f := range failed {
+		fmt.Fprintf(&b, "\n- %s: %s", f.Path, f.Err)
+	}
+	h.emit(Event{Type: EvError, Error: fmt.Sprintf("Restoring the files of entry %s: %d file(s) could not be written:%s", targetID, len(failed), b.String())})
 }
 
 // ForkFiles is Fork, and with restoreFiles the files become what they

@@ -22,6 +22,8 @@ func sessionsRewind(ctx context.Context, args []string, stdout io.Writer) error 
 	chatOnly := fs.Bool("chat-only", false, "move the conversation only; no file changes")
 	dryRun := fs.Bool("preview", false, "list what a restore would change, change nothing")
 	asJSON := fs.Bool("json", false, "JSON output")
+	var roots multiFlag
+	fs.Var(&roots, "root", "extra workspace root whose files are restored too (repeatable; permissions.roots are added)")
 	pos, err := parseInterspersed(fs, args, 2)
 	if err != nil {
 		return err
@@ -44,7 +46,13 @@ func sessionsRewind(ctx context.Context, args []string, stdout io.Writer) error 
 	if err != nil {
 		return err
 	}
-	h := harness.New(harness.Config{Env: env.NewLocal(cwd), SessionsRoot: filepath.Dir(filepath.Dir(path)), Checkpoints: ck})
+	// The extra roots, as serve takes them: a root the checkpoints name but
+	// not given here is left as it is.
+	bc, err := (&common{roots: roots}).boundary(cwd)
+	if err != nil {
+		return err
+	}
+	h := harness.New(harness.Config{Env: env.NewLocal(cwd), SessionsRoot: filepath.Dir(filepath.Dir(path)), Checkpoints: ck, Roots: bc.roots})
 	defer h.Close()
 	if _, err := h.OpenSession(ctx, path); err != nil {
 		return err

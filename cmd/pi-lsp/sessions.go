@@ -19,7 +19,7 @@ const sessionsUsage = `Usage:
   pi-lsp sessions list [--cwd DIR | --all] [--json] [--sessions-dir DIR]
   pi-lsp sessions show FILE [--json]
   pi-lsp sessions fork FILE ENTRY_ID [--at] [--json]
-  pi-lsp sessions rewind FILE ENTRY_ID [--code-only|--chat-only|--preview] [--json]
+  pi-lsp sessions rewind FILE ENTRY_ID [--code-only|--chat-only|--preview] [--root DIR]... [--json]
 
 list   sessions of a working directory (default: the current one), newest first
 show   a session's header, size, leaf and what its context holds

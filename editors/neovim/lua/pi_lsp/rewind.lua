@@ -12,10 +12,11 @@ local function first_line(s)
   return (tostring(s or ''):gsub('\n.*', ''))
 end
 
---- Reloads the loaded, unmodified buffers of `paths` (relative to the client's cwd).
+--- Reloads the loaded, unmodified buffers of `paths`: relative to the client's cwd, or absolute
+--- (the files of an extra workspace root, `--root`).
 function M.reload(client, paths)
   for _, p in ipairs(paths or {}) do
-    local abs = client.cwd .. '/' .. p
+    local abs = p:sub(1, 1) == '/' and p or (client.cwd .. '/' .. p)
     local buf = vim.fn.bufnr(abs)
     if buf > 0 and vim.api.nvim_buf_is_loaded(buf) then
       if vim.bo[buf].modified then
