@@ -28,16 +28,16 @@ const (
 	segmentsInFlight = 3
 	// parallelMin is the smallest file scanned in parallel.
 	parallelMin = 2 * segmentSize
-	// parallelProcs is the fewest cores the parallel scan runs on. On two
-	// cores, idle (docs/benchmarks.md, round 8), the 133 MB first open was
-	// 419–479 ms in parallel against 476–504 ms sequential, for 710–790 ms
-	// of CPU against 499–527 ms and a peak RSS of 81–86 MB against 75–77
-	// MB: a few percent of wall time for half again the CPU and a peak over
-	// the 80 MB bound. Two cores scan sequentially. Round 9 made the
-	// segments reuse their buffers (22 MB allocated per 133 MB scan, not
-	// 79 MB; peak 54-63 MB), and under load its CPU was then close to the
-	// sequential scan's: re-measure idle before lowering this to 2.
-	parallelProcs = 4
+	// parallelProcs is the fewest cores the parallel scan runs on. In round
+	// 8, on two idle cores, it bought a few percent of wall time for half
+	// again the CPU and a peak RSS over 80 MB, so it needed four. Round 9
+	// made the segments reuse their buffers (22 MB allocated per 133 MB
+	// scan, not 79 MB) and the line scanner cheaper; measured idle (load
+	// 1.4, docs/benchmarks.md), the 133 MB first open then took 204–256 ms
+	// to the first frame in parallel against 310–351 ms sequential, for
+	// about the same CPU (360–461 ms against 364–410 ms) and peak RSS
+	// (62–65 MB against 62 MB). So two cores are enough.
+	parallelProcs = 2
 )
 
 // pline is one parsed line of a segment.
