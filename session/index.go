@@ -317,6 +317,19 @@ func (x *index) path(i int32) []int32 {
 	return p
 }
 
+// branchMarks marks the records on the current branch (the leaf's path),
+// indexed by record: a tree page of a 100k-entry branch sets 100k bools
+// instead of growing a map of them.
+func (x *index) branchMarks() []bool {
+	m := make([]bool, len(x.recs))
+	if x.leaf != none {
+		for _, i := range x.path(x.leaf) {
+			m[i] = true
+		}
+	}
+	return m
+}
+
 // children lists the children of i in file order.
 func (x *index) children(i int32) []int32 {
 	var out []int32

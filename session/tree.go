@@ -106,10 +106,7 @@ func (s *Session) Tree(ctx context.Context) ([]*TreeNode, error) {
 		return nil, ErrClosed
 	}
 	x := &s.idx
-	onBranch := make(map[int32]bool)
-	for _, i := range x.path(x.leaf) {
-		onBranch[i] = true
-	}
+	onBranch := x.branchMarks()
 	nodes := make([]*TreeNode, len(x.recs))
 	for i := range x.recs {
 		if i%1024 == 0 {
@@ -122,7 +119,7 @@ func (s *Session) Tree(ctx context.Context) ([]*TreeNode, error) {
 			continue
 		}
 		id := x.id(int32(i))
-		n := &TreeNode{ID: id, Type: x.typeName(int32(i)), OnBranch: onBranch[int32(i)], Label: x.labels[id].label, Children: []*TreeNode{}}
+		n := &TreeNode{ID: id, Type: x.typeName(int32(i)), OnBranch: onBranch[i], Label: x.labels[id].label, Children: []*TreeNode{}}
 		line, err := s.line(int32(i))
 		if err == nil {
 			n.Timestamp, n.Role, n.Preview, err = nodeFields(r.kind, line)

@@ -113,10 +113,7 @@ func (s *Session) TreePage(ctx context.Context, q TreeQuery) (TreePageResult, er
 		}
 		start = off
 	}
-	t := treeWalk{s: s, onBranch: map[int32]bool{}}
-	for _, i := range x.path(x.leaf) {
-		t.onBranch[i] = true
-	}
+	t := treeWalk{s: s, onBranch: x.branchMarks()}
 	kids := t.kids(root)
 	if start > len(kids) {
 		return TreePageResult{}, fmt.Errorf("%w: cursor %q is past the end", ErrBadTreeParam, q.After)
@@ -162,10 +159,7 @@ func (s *Session) chainPage(ctx context.Context, q TreeQuery) (TreePageResult, e
 		}
 		start = off
 	}
-	t := treeWalk{s: s, onBranch: map[int32]bool{}}
-	for _, i := range x.path(x.leaf) {
-		t.onBranch[i] = true
-	}
+	t := treeWalk{s: s, onBranch: x.branchMarks()}
 	out := TreePageResult{Nodes: []FlatNode{}}
 	if x.leaf != none {
 		out.LeafID = x.id(x.leaf)
@@ -218,7 +212,7 @@ func parseTreeCursor(c string) (root string, off int, ok bool) {
 
 type treeWalk struct {
 	s        *Session
-	onBranch map[int32]bool
+	onBranch []bool // by record: on the current branch
 }
 
 // kids lists the children of i (none = the roots), leaf entries replaced
