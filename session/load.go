@@ -161,13 +161,13 @@ func (s *Session) scanLine(body []byte, off int64, last bool) error {
 			// Capacity the file does not fill is never touched, so it costs
 			// address space, not memory.
 			hint := int(st.Size() / 800)
-			s.idx.recs = make([]rec, 0, hint)
-			s.idx.ids = make([]byte, 0, 8*hint) // pi's ids are 8 hex digits
+			s.idx.recs = makeHuge[rec](0, hint)
+			s.idx.ids = makeHuge[byte](0, 8*hint) // pi's ids are 8 hex digits
 			// About half the entries of a long session are answers, and
 			// most answers record a cost: grown by appends, these two
 			// would copy several megabytes and leave them to the collector.
-			s.idx.usage = make([]usageRec, 0, hint/2)
-			s.idx.costs = make([]llm.Cost, 0, hint/2)
+			s.idx.usage = makeHuge[usageRec](0, hint/2)
+			s.idx.costs = makeHuge[llm.Cost](0, hint/2)
 			s.scanSize = st.Size()
 		}
 		return nil

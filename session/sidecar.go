@@ -513,7 +513,7 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 		x.labels[id] = labelVal{label: r.str(), ts: r.str()}
 	}
 	if n := r.count(6); r.err == nil {
-		x.usage = make([]usageRec, n)
+		x.usage = makeHuge[usageRec](n, n)
 		for i := range x.usage {
 			u := &x.usage[i]
 			u.input, u.output, u.cacheRead = r.int32(0, 1<<31-1), r.int32(0, 1<<31-1), r.int32(0, 1<<31-1)
@@ -523,7 +523,7 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 		}
 	}
 	if n := r.count(40); r.err == nil {
-		x.costs = make([]llm.Cost, n)
+		x.costs = makeHuge[llm.Cost](n, n)
 		for i := range x.costs {
 			var v [5]float64
 			for j := range v {
@@ -563,11 +563,12 @@ func decodeSidecar(data []byte) (*sidecarState, error) {
 		return nil, errSidecar
 	}
 	// One copy into the arena: the records point into it by offset.
-	x.ids = bytes.Clone(r.bytes(idBytes))
+	x.ids = makeHuge[byte](idBytes, idBytes)
+	copy(x.ids, r.bytes(idBytes))
 	if r.err != nil {
 		return nil, r.err
 	}
-	x.recs = make([]rec, n)
+	x.recs = makeHuge[rec](n, n)
 	var off int64
 	pos := 0
 	for i := range x.recs {
