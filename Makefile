@@ -5,7 +5,7 @@ PKGS    := ./...
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: deps-pi deps-mcp demo all build run test test-mcp test-go test-node test-acp test-vscode test-vscode-e2e test-neovim test-soak bench lint install clean fuzz
+.PHONY: deps-pi deps-mcp demo all build run test test-mcp test-go test-node test-acp test-vscode test-vscode-e2e test-neovim test-neovim-current test-soak bench lint install clean fuzz
 
 all: build
 
@@ -22,7 +22,7 @@ demo: build
 	scripts/demo.sh
 
 # Every test: Go (with the race detector), the Node clients, the editors.
-test: build test-go test-node test-acp test-vscode test-neovim test-mcp test-soak
+test: build test-go test-node test-acp test-vscode test-neovim test-neovim-current test-mcp test-soak
 
 test-go: deps-pi deps-mcp
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
@@ -71,6 +71,15 @@ test-vscode-e2e: build
 
 test-neovim: build
 	@if [ -f editors/neovim/Makefile ]; then $(MAKE) -C editors/neovim test PI_LSP_BIN=$(CURDIR)/$(BIN); fi
+
+# The same Neovim tests on a current release, 0.10 (Debian trixie's package, unpacked under /tmp
+# by editors/neovim/scripts/nvim-current.sh, nothing installed). Where the package cannot be
+# fetched, this says so and the run goes on; a test that fails on 0.10 fails the run.
+test-neovim-current: build
+	@if [ -f editors/neovim/Makefile ]; then \
+	  if nv=$$(editors/neovim/scripts/nvim-current.sh); then \
+	    $(MAKE) -C editors/neovim test PI_LSP_BIN=$(CURDIR)/$(BIN) NVIM=$$nv; \
+	  else echo "test-neovim-current: SKIPPED, Neovim 0.10 could not be fetched from deb.debian.org"; fi; fi
 
 # The editors' convergence soaks (about 2 minutes each; PI_SOAK_SEED replays a run), apart from
 # the integration targets so those stay within their time.
