@@ -252,3 +252,11 @@ export function memoryText(s: DisplayState): string {
   if (m.lastError) t += ' ⚠';
   return t;
 }
+
+/**
+ * The mode's name as the status bar, its tooltip and the chat's header show it: the server's
+ * default, build, until a state names one (a server that never started sends none).
+ */
+export function modeName(s: DisplayState): string {
+  return s.mode?.name || s.mode?.id || 'build';
+}

@@ -2,16 +2,12 @@
 import * as vscode from 'vscode';
 import type { Agent } from './agent';
 import { attachLabel } from './attach';
-import { contextPercent, memoryText, touches } from './displayState';
+import { contextPercent, memoryText, modeName, touches } from './displayState';
 import { runningJobs } from './jobsTree';
 import type { AgentManager } from './manager';
 import { goalStatus } from './goal';
 import type { DisplayState } from './protocol';
 
-/** The mode's name as the status bar and its tooltip show it (the server's default is build). */
-export function modeName(s: DisplayState): string {
-  return s.mode?.name || s.mode?.id || 'build';
-}
 
 /** The status bar text for a display state. */
 export function statusText(s: DisplayState): string {

@@ -1,6 +1,6 @@
 // The chat webview: applies display/state frames forwarded by the extension, draws them, and
 // sends the user's input back. Runs in the webview (browser) with no network access.
-import { contextPercent, DisplayModel, isRunning as isRunningIn, touches } from '../displayState';
+import { contextPercent, DisplayModel, isRunning as isRunningIn, modeName, touches } from '../displayState';
 import { goalLine } from '../goal';
 import type { FromWebview, PendingUi, ToWebview } from '../messages';
 import type { ContextItem, DisplayItem, DisplayOp, DisplayState } from '../protocol';
@@ -270,7 +270,7 @@ function renderItemAt(i: number): void {
 
 function renderHeader(): void {
   const s = model.state;
-  ui.mode.textContent = `${s.mode?.name ?? s.mode?.id ?? 'mode'}${s.yolo ? ' · yolo' : ''}`;
+  ui.mode.textContent = `${modeName(s)}${s.yolo ? ' · yolo' : ''}`;
   if (s.mode?.color && /^#[0-9a-fA-F]{3,8}$/.test(s.mode.color)) ui.mode.style.borderColor = s.mode.color;
   ui.model.textContent = s.model || 'no model';
   ui.thinking.textContent = `thinking: ${s.thinkingLevel ?? 'off'}`;

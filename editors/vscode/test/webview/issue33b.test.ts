@@ -270,4 +270,12 @@ describe('chat webview (issue 33, second part)', () => {
     await page.waitForSelector('.kind-user[data-id="he1"] .chip-image img.thumb');
     assert.equal((await posted(page)).filter((m) => m.type === 'image').length, 1);
   });
+
+  it('names the mode in the header as the status bar does, build before any state names one (bug 14)', async () => {
+    // A server that never started sends no mode: the status bar says "build", so must the chip.
+    await send(page, { type: 'snapshot', version: 1, state: state({ items: [] }) });
+    await page.waitForFunction(() => document.getElementById('mode')?.textContent === 'build');
+    await send(page, { type: 'snapshot', version: 2, state: state({ items: [], mode: { id: 'plan', name: 'Plan' }, yolo: true }) });
+    await page.waitForFunction(() => document.getElementById('mode')?.textContent === 'Plan · yolo');
+  });
 });
