@@ -104,14 +104,7 @@ func walkBlock(b []byte, i int, typ *[]byte, text, thinking *bool) (int, error) 
 		case "thinking":
 			*thinking = len(v) > 2 && v[0] == '"'
 		}
-		var more bool
-		if more, err = it.after(m.end); err != nil {
-			return 0, err
-		}
-		if !more {
-			break
-		}
-		m, ok, err = it.key(it.i)
+		m, ok, err = it.following(m.end)
 	}
 	if err != nil {
 		return 0, err
@@ -273,14 +266,7 @@ func (li *lineInfo) walkMessage(b []byte, i int) (int, error) {
 		case "timestamp":
 			li.msgTS = v
 		}
-		var more bool
-		if more, err = it.after(m.end); err != nil {
-			return 0, err
-		}
-		if !more {
-			break
-		}
-		m, ok, err = it.key(it.i)
+		m, ok, err = it.following(m.end)
 	}
 	if err != nil {
 		return 0, err

@@ -286,6 +286,17 @@ func (it *objIter) key(i int) (m member, ok bool, err error) {
 	return m, true, nil
 }
 
+// following moves past the member whose value ends at end and reads the
+// next member's key; ok is false after the last member (it.i is then just
+// past the closing brace) or on an error.
+func (it *objIter) following(end int) (m member, ok bool, err error) {
+	more, err := it.after(end)
+	if err != nil || !more {
+		return m, false, err
+	}
+	return it.key(it.i)
+}
+
 // after is called with the end of the current member's value; it consumes
 // the following comma or closing brace.
 func (it *objIter) after(end int) (more bool, err error) {
@@ -320,14 +331,7 @@ func walkObject(b []byte, i int, fn func(m member)) (int, error) {
 		if fn != nil {
 			fn(m)
 		}
-		var more bool
-		if more, err = it.after(m.end); err != nil {
-			return 0, err
-		}
-		if !more {
-			break
-		}
-		m, ok, err = it.key(it.i)
+		m, ok, err = it.following(m.end)
 	}
 	if err != nil {
 		return 0, err
