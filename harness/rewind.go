@@ -135,6 +135,8 @@ func (h *Harness) checkRestorable(ctx context.Context, s *session.Session, targe
 	return checkManifests(stores, d, targetID)
 }
 
+// checkManifests fails unless every root d has a checkpoint of has its
+// manifest whole in its store.
 func checkManifests(stores []ckStore, d checkpointData, targetID string) error {
 	for _, cs := range stores {
 		if id, ok := d.idOf(cs.root); ok {
