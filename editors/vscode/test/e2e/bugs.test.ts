@@ -184,11 +184,32 @@ describe('issue 33 bugs in code-server', () => {
   }
 
   /**
+   * Closes a context menu that is still open (Escape), saying which one it was: an open menu
+   * blocks the workbench's pointer (its `.context-view-block`) and takes the keys, so a hover or
+   * the palette after it would wait on nothing.
+   */
+  async function closeMenus(why: string): Promise<void> {
+    const { page } = wb;
+    const open = page.locator('.context-view-block');
+    for (let i = 0; i < 10 && (await open.count()) > 0; i++) {
+      if (i === 0) {
+        const items = await page.locator('.context-view .action-label').allTextContents();
+        console.error(`closeMenus(${why}): a menu was open: ${JSON.stringify(items)}`);
+        await wb.screenshot(`menu-open-${why}`);
+      }
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(250);
+    }
+    await open.first().waitFor({ state: 'detached', timeout: 10000 });
+  }
+
+  /**
    * The mode the status bar item that has `text` names, and what its tooltip says after "mode: "
    * (the tooltip's lines may run together in the hover's text).
    */
   async function statusModes(text: string): Promise<{ bar: string | undefined; tooltip: string }> {
     const { page } = wb;
+    await closeMenus('status');
     const item = page.locator('.statusbar-item', { hasText: text }).first();
     await item.waitFor({ timeout: 60000 });
     const bar = new RegExp(`${text} · ([^·\\s]+)`).exec((await item.textContent()) ?? '')?.[1];
@@ -247,6 +268,7 @@ describe('issue 33 bugs in code-server', () => {
     assert.ok(await treeEnd(stepTwo), 'the Session view shows the leaf "Step two done."');
     await page.locator('.monaco-list-row', { hasText: 'user: second step' }).first().click({ button: 'right' });
     await page.locator('.context-view .action-label', { hasText: /^Navigate Here$/ }).click();
+    await page.locator('.context-view-block').waitFor({ state: 'detached', timeout: 10000 });
     await chat.locator('.kind-user', { hasText: 'second step' }).waitFor({ state: 'detached', timeout: 30000 });
     await wb.send('branch off here');
     await chat.locator('.kind-assistant .answer', { hasText: 'A new branch.' }).waitFor({ timeout: 60000 });
@@ -267,6 +289,7 @@ describe('issue 33 bugs in code-server', () => {
 
   it('bug 14: Accept/Reject Change are not in the palette with nothing under review', async () => {
     const { page } = wb;
+    await closeMenus('palette');
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input');
     await input.waitFor();
