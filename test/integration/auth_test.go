@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -29,6 +30,15 @@ func TestAuthJSONKey(t *testing.T) {
 	var mu sync.Mutex
 	var auths []string
 	proxy := httputil.NewSingleHostReverseProxy(target)
+	// A transport of its own: http.DefaultTransport is shared with every
+	// parallel test in this process, and each httptest.Server.Close calls
+	// its CloseIdleConnections (which also cancels dials in progress). One
+	// CI run (stop 37) saw this proxy's upstream stream closed under it
+	// ("use of closed network connection") a second into the test.
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	proxy.Transport = tr
+	proxy.ErrorLog = log.New(testLogWriter{t}, "proxy: ", 0)
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		auths = append(auths, r.Header.Get("Authorization"))
@@ -68,4 +78,13 @@ func TestAuthJSONKey(t *testing.T) {
 	if !strings.Contains(all, "api_key") {
 		t.Fatal("the tool output is not in the display at all (the test would prove nothing)")
 	}
+}
+
+// testLogWriter sends a log.Logger's lines to t.Log, so a proxy error
+// shows in the failing test's output.
+type testLogWriter struct{ t *testing.T }
+
+func (w testLogWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }
