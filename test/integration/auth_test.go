@@ -33,8 +33,10 @@ func TestAuthJSONKey(t *testing.T) {
 	// A transport of its own: http.DefaultTransport is shared with every
 	// parallel test in this process, and each httptest.Server.Close calls
 	// its CloseIdleConnections (which also cancels dials in progress). One
-	// CI run (stop 37) saw this proxy's upstream stream closed under it
-	// ("use of closed network connection") a second into the test.
+	// CI run (2026-12-02 18:51 UTC) saw this proxy's upstream stream closed
+	// under it ("use of closed network connection") a second into the test;
+	// the cause was not found, so this removes the shared state and the
+	// proxy's log goes to the test's output.
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	proxy.Transport = tr

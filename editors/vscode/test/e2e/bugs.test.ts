@@ -268,7 +268,7 @@ describe('issue 33 bugs in code-server', () => {
     assert.ok(await treeEnd(stepTwo), 'the Session view shows the leaf "Step two done."');
     await page.locator('.monaco-list-row', { hasText: 'user: second step' }).first().click({ button: 'right' });
     // By the keyboard, not a click: a click on the item often left the menu open with the item
-    // highlighted and nothing run (3 of 4 runs on an idle machine; the menu's block then took the
+    // highlighted and nothing run (3 of 4 runs at load 1-4, the e2e's own; the menu's block then took the
     // pointer from the next tests, as in stop 36's CI). Hovering focuses the item; Enter runs it.
     const navigate = page.locator('.context-view .action-item', { has: page.locator('.action-label', { hasText: /^Navigate Here$/ }) });
     await navigate.hover();
