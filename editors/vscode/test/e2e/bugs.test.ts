@@ -213,9 +213,16 @@ describe('issue 33 bugs in code-server', () => {
     const item = page.locator('.statusbar-item', { hasText: text }).first();
     await item.waitFor({ timeout: 60000 });
     const bar = new RegExp(`${text} · ([^·\\s]+)`).exec((await item.textContent()) ?? '')?.[1];
-    await item.hover();
+    // The hover opens on a mouse move over the item; if the item is redrawn under a still
+    // pointer (a loaded CI run after a reload), no hover comes. Move away and hover again.
     const hover = page.locator('.monaco-hover, .workbench-hover', { hasText: 'mode:' }).first();
-    await hover.waitFor({ timeout: 15000 });
+    for (let attempt = 1; ; attempt++) {
+      await item.hover();
+      const shown = await hover.waitFor({ timeout: 5000 }).then(() => true, () => false);
+      if (shown) break;
+      if (attempt === 4) await hover.waitFor({ timeout: 5000 });
+      await page.mouse.move(10, 10);
+    }
     const tooltip = /mode: ?(.*)/s.exec((await hover.textContent()) ?? '')?.[1] ?? '';
     await page.mouse.move(10, 10);
     await hover.waitFor({ state: 'hidden', timeout: 15000 }).catch(() => undefined);
